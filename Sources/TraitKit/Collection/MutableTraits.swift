@@ -1,0 +1,46 @@
+/// A mutable container of trait values, handed to the closures that build trait collections.
+///
+/// The counterpart of UIKit's `UIMutableTraits`. Give each custom trait a get/set property in an
+/// extension of this protocol, beside a read-only property on ``TraitCollection``:
+///
+/// ```swift
+/// extension MutableTraits {
+///   var isContainedInSettings: Bool {
+///     get { self[ContainedInSettingsTrait.self] }
+///     set { self[ContainedInSettingsTrait.self] = newValue }
+///   }
+/// }
+/// ```
+public protocol MutableTraits {
+  /// The value of `trait`.
+  subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value { get set }
+}
+
+/// The ``MutableTraits`` that ``TraitCollection/init(mutations:)`` and
+/// ``TraitCollection/modifyingTraits(_:)`` hand to their closure.
+///
+/// It writes straight into a collection's storage: the first write that changes a value copies
+/// the storage (once), later writes go in place, and writes of equal values do nothing.
+struct _TraitMutations: MutableTraits {
+  var storage: _Storage
+
+  subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
+    get { storage.value(T.self, at: _TraitRegistry.index(of: T.self)) }
+    set { Self.write(newValue, for: T.self, into: &storage) }
+  }
+
+  /// Writes `value` for `trait`, keeping the storage canonical; does nothing for an equal value.
+  static func write<T: TraitDefinition>(
+    _ value: T.Value,
+    for trait: T.Type,
+    into storage: inout _Storage
+  ) {
+    let index = _TraitRegistry.index(of: T.self)
+    if T.valuesEqual(storage.value(T.self, at: index), value) { return }
+    let slot =
+      T.valuesEqual(value, T.defaultValue)
+      ? _TraitRegistry.info(at: index).defaultSlot : _SlotCoding<T.Value>.slot(value)
+    _Storage.makeUnique(&storage, count: index + 1)
+    storage.store(slot, at: index)
+  }
+}

@@ -1,0 +1,199 @@
+extension TraitCollection: Codable {
+  /// Encodes the traits that hold a value other than their default, keyed by
+  /// ``TraitDefinition/identifier``.
+  ///
+  /// Traits whose values are not `Codable` are left out. Entries that were decoded with
+  /// identifiers of no known trait are written back unchanged.
+  ///
+  /// - Parameter encoder: The encoder to write to.
+  /// - Throws: What the values' own encoding throws.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: _TraitCodingKey.self)
+    for index in _storage.presentIndices() {
+      let info = _TraitRegistry.info(at: index)
+      try info.coding?.encode(
+        _storage.slot(at: index),
+        &container,
+        _TraitCodingKey(stringValue: info.identifier)
+      )
+    }
+    for (identifier, value) in _storage.header.unknown?.entries ?? [:] {
+      try container.encode(value, forKey: _TraitCodingKey(stringValue: identifier))
+    }
+  }
+
+  /// Decodes a collection, keyed by trait identifiers.
+  ///
+  /// A trait is known once its type has been used or passed to ``registerForDecoding(_:)``.
+  /// Entries whose identifiers name no known `Codable` trait are kept and encoded back unchanged
+  /// **(beyond UIKit)**.
+  ///
+  /// - Parameter decoder: The decoder to read from.
+  /// - Throws: `DecodingError` when the input is not a keyed container, or when an entry of a
+  ///   known trait does not decode; the error's description names the trait.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: _TraitCodingKey.self)
+    var storage = _Storage.empty
+    var unknown: [String: _EncodedValue] = [:]
+    for key in container.allKeys {
+      guard let info = _TraitRegistry.info(forIdentifier: key.stringValue),
+        let coding = info.coding
+      else {
+        unknown[key.stringValue] = try container.decode(_EncodedValue.self, forKey: key)
+        continue
+      }
+      let slot: _Slot
+      do {
+        slot = try coding.decode(container, key)
+      } catch {
+        throw DecodingError.dataCorrupted(
+          DecodingError.Context(
+            codingPath: container.codingPath + [key],
+            debugDescription:
+              "Cannot decode a value of trait \(info.name) (identifier '\(info.identifier)'): \(error)",
+            underlyingError: error
+          )
+        )
+      }
+      _Storage.makeUnique(&storage, count: info.index + 1)
+      storage.store(slot, at: info.index)
+    }
+    if !unknown.isEmpty {
+      _Storage.makeUnique(&storage, count: 0)
+      storage.header.unknown = _UnknownTraitEntries(entries: unknown)
+    }
+    self.init(_storage: storage)
+  }
+
+  /// Makes `traits` known to decoding, so that their identifiers decode to their values.
+  ///
+  /// System traits are always known; a custom trait is known once it has been used in any way.
+  ///
+  /// - Parameter traits: The traits to register.
+  /// - Precondition: No two traits share an identifier.
+  public static func registerForDecoding(_ traits: [Trait]) {
+    for trait in traits { _ = _TraitRegistry.index(of: trait) }
+  }
+}
+
+/// How one trait's values are encoded and decoded; present when the values are `Codable`.
+struct _TraitCoding: Sendable {
+  let encode:
+    @Sendable (_Slot, inout KeyedEncodingContainer<_TraitCodingKey>, _TraitCodingKey) throws ->
+      Void
+  /// Decodes a value and returns its canonical slot.
+  let decode: @Sendable (KeyedDecodingContainer<_TraitCodingKey>, _TraitCodingKey) throws -> _Slot
+
+  init?<T: TraitDefinition>(_: T.Type) {
+    guard T.Value.self is any Decodable.Type, T.Value.self is any Encodable.Type else { return nil }
+    typealias Coding = _SlotCoding<T.Value>
+    encode = { slot, container, key in
+      // NB: `T.Value` is `Encodable`, as checked above; the cast only tells the compiler.
+      let value = Coding.value(slot, default: T.defaultValue) as! any Encodable
+      try _encode(value, into: &container, forKey: key)
+    }
+    decode = { container, key in
+      let decodable = T.Value.self as! any Decodable.Type
+      guard let value = try container.decode(decodable, forKey: key) as? T.Value else {
+        preconditionFailure("A decoded value of \(T.self) has another type")
+      }
+      if T.valuesEqual(value, T.defaultValue) {
+        return _SlotCoding<T.Value>.isInline
+          ? Coding.slot(T.defaultValue) : _Slot(box: nil)
+      }
+      return Coding.slot(value)
+    }
+  }
+}
+
+private func _encode<Value: Encodable>(
+  _ value: Value,
+  into container: inout KeyedEncodingContainer<_TraitCodingKey>,
+  forKey key: _TraitCodingKey
+) throws {
+  try container.encode(value, forKey: key)
+}
+
+/// A coding key made of a trait identifier.
+struct _TraitCodingKey: CodingKey {
+  var stringValue: String
+  var intValue: Int? { nil }
+  init(stringValue: String) { self.stringValue = stringValue }
+  init?(intValue: Int) { nil }
+}
+
+/// Encoded entries whose identifiers named no known trait, kept verbatim.
+struct _UnknownTraitEntries: Hashable, Sendable {
+  var entries: [String: _EncodedValue]
+
+  /// These entries, overwritten by `other`'s.
+  func merging(_ other: _UnknownTraitEntries) -> _UnknownTraitEntries {
+    _UnknownTraitEntries(entries: entries.merging(other.entries) { $1 })
+  }
+}
+
+/// Any value an encoder can hold, decoded without knowing its type.
+enum _EncodedValue: Hashable, Sendable, Codable {
+  case null
+  case bool(Bool)
+  case int(Int64)
+  case double(Double)
+  case string(String)
+  case array([_EncodedValue])
+  case object([String: _EncodedValue])
+
+  init(from decoder: any Decoder) throws {
+    if let container = try? decoder.container(keyedBy: _TraitCodingKey.self) {
+      var object: [String: _EncodedValue] = [:]
+      for key in container.allKeys {
+        object[key.stringValue] = try container.decode(_EncodedValue.self, forKey: key)
+      }
+      self = .object(object)
+    } else if var container = try? decoder.unkeyedContainer() {
+      var array: [_EncodedValue] = []
+      while !container.isAtEnd { array.append(try container.decode(_EncodedValue.self)) }
+      self = .array(array)
+    } else {
+      let container = try decoder.singleValueContainer()
+      if container.decodeNil() {
+        self = .null
+      } else if let value = try? container.decode(Bool.self) {
+        self = .bool(value)
+      } else if let value = try? container.decode(Int64.self) {
+        self = .int(value)
+      } else if let value = try? container.decode(Double.self) {
+        self = .double(value)
+      } else {
+        self = .string(try container.decode(String.self))
+      }
+    }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    switch self {
+    case .null:
+      var container = encoder.singleValueContainer()
+      try container.encodeNil()
+    case .bool(let value):
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    case .int(let value):
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    case .double(let value):
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    case .string(let value):
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    case .array(let values):
+      var container = encoder.unkeyedContainer()
+      for value in values { try container.encode(value) }
+    case .object(let values):
+      var container = encoder.container(keyedBy: _TraitCodingKey.self)
+      for (key, value) in values {
+        try container.encode(value, forKey: _TraitCodingKey(stringValue: key))
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+extension TraitCollection {
+  /// Creates a collection that merges `collections`: for each trait, the last collection that
+  /// sets it (to a value other than its default) wins.
+  ///
+  /// Custom traits merge like system traits **(beyond UIKit, which keeps the first
+  /// collection's custom values)**.
+  ///
+  /// - Parameter collections: The collections to merge, in increasing precedence.
+  /// - Complexity: O(*n* × *m*) for *m* collections of *n* traits.
+  public init(traitsFrom collections: [TraitCollection]) {
+    guard var storage = collections.first?._storage else {
+      self.init()
+      return
+    }
+    for collection in collections.dropFirst() {
+      let source = collection._storage
+      for index in 0..<source.count {
+        let info = _TraitRegistry.info(at: index)
+        guard source.isPresent(at: index, info: info),
+          !storage.hasIdenticalSlot(at: index, as: source)
+        else { continue }
+        _Storage.makeUnique(&storage, count: index + 1)
+        storage.store(source.slot(at: index), at: index)
+      }
+      if let unknown = source.header.unknown {
+        _Storage.makeUnique(&storage, count: 0)
+        storage.header.unknown = storage.header.unknown?.merging(unknown) ?? unknown
+      }
+    }
+    self.init(_storage: storage)
+  }
+
+  /// Returns the traits whose values differ between this collection and `other`.
+  ///
+  /// - Parameter other: The collection to compare with.
+  /// - Returns: The differing traits, in the order of their dense indices.
+  /// - Complexity: O(*n*), where *n* is the number of traits.
+  public func changedTraits(from other: TraitCollection) -> [Trait] {
+    let lhs = _storage
+    let rhs = other._storage
+    if lhs === rhs { return [] }
+    return (0..<Swift.max(lhs.count, rhs.count)).compactMap { index in
+      lhs.slotEqual(at: index, to: rhs) ? nil : _TraitRegistry.info(at: index).type
+    }
+  }
+
+  /// Returns whether this collection holds, for every trait that `other` sets, the same value.
+  ///
+  /// Custom traits count like system traits **(beyond UIKit, which considers system traits
+  /// only)**.
+  ///
+  /// - Parameter other: The collection whose set traits to look for.
+  /// - Returns: `true` when every trait `other` sets has an equal value here.
+  /// - Complexity: O(*n*), where *n* is the number of traits.
+  public func containsTraits(in other: TraitCollection) -> Bool {
+    let source = other._storage
+    return (0..<source.count).allSatisfy { index in
+      !source.isPresent(at: index, info: _TraitRegistry.info(at: index))
+        || _storage.slotEqual(at: index, to: source)
+    }
+  }
+
+  /// Returns whether dynamic colors could resolve differently under `other`.
+  ///
+  /// Compares the traits of ``systemTraitsAffectingColorAppearance`` and every custom trait
+  /// whose ``TraitDefinition/affectsColorAppearance`` is `true`.
+  ///
+  /// - Parameter other: The collection to compare with.
+  /// - Returns: `true` when any trait that affects color appearance differs.
+  /// - Complexity: O(*n*), where *n* is the number of traits.
+  public func hasDifferentColorAppearance(comparedTo other: TraitCollection) -> Bool {
+    let lhs = _storage
+    let rhs = other._storage
+    if lhs === rhs { return false }
+    return (0..<Swift.max(lhs.count, rhs.count)).contains { index in
+      _TraitRegistry.info(at: index).affectsColorAppearance && !lhs.slotEqual(at: index, to: rhs)
+    }
+  }
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+extension TraitCollection {
+  /// The collection of the trait environment whose code is running.
+  ///
+  /// The counterpart of UIKit's `UITraitCollection.current`, read-only. During a trait change
+  /// callback it is the observed node's collection; inside ``performAsCurrent(_:)`` it is the
+  /// receiver; elsewhere it is an empty collection. It is local to the running task, and a pass
+  /// sets it once per node, not per callback.
+  public static var current: TraitCollection {
+    if let cell = _CurrentCell.active, let collection = cell.collection { return collection }
+    return _taskCurrent
+  }
+
+  /// Runs `body` with ``current`` set to this collection, then restores the previous value.
+  ///
+  /// - Parameter body: The code to run.
+  /// - Returns: What `body` returns.
+  public func performAsCurrent<R>(_ body: () throws -> R) rethrows -> R {
+    let pass = _CurrentCell.active
+    _CurrentCell.active = nil
+    defer { _CurrentCell.active = pass }
+    return try TraitCollection.$_taskCurrent.withValue(self, operation: body)
+  }
+
+  @TaskLocal static var _taskCurrent = TraitCollection()
+}
+
+/// The cell through which an update pass publishes ``TraitCollection/current``.
+///
+/// A task-local `withValue` per node would cost ~100 ns; instead a pass installs its graph's cell
+/// in a thread-local slot once and stores each node's collection into it, a plain store.
+/// ``TraitCollection/performAsCurrent(_:)`` hides the cell for its duration so that the
+/// task-local value it sets wins.
+final class _CurrentCell {
+  var collection: TraitCollection?
+
+  /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
+  static var active: _CurrentCell? {
+    get {
+      pthread_getspecific(_currentCellKey).map {
+        Unmanaged<_CurrentCell>.fromOpaque($0).takeUnretainedValue()
+      }
+    }
+    set {
+      pthread_setspecific(_currentCellKey, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+    }
+  }
+}
+
+@available(*, unavailable)
+extension _CurrentCell: Sendable {}
+
+private let _currentCellKey: pthread_key_t = {
+  var key = pthread_key_t()
+  let status = pthread_key_create(&key, nil)
+  precondition(status == 0, "TraitKit could not create its thread-local key (error \(status))")
+  return key
+}()

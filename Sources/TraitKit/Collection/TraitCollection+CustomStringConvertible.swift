@@ -1,0 +1,13 @@
+extension TraitCollection: CustomStringConvertible {
+  /// The traits that hold a value other than their default, by ``TraitDefinition/name``.
+  ///
+  /// For example `TraitCollection(UserInterfaceIdiom = phone; HorizontalSizeClass = regular)`.
+  public var description: String {
+    let entries = _storage.presentIndices().map { index in
+      let info = _TraitRegistry.info(at: index)
+      return "\(info.name) = \(info.describeSlot(_storage.slot(at: index)))"
+    }
+    let unknown = _storage.header.unknown.map { ["\($0.entries.count) unknown encoded trait(s)"] }
+    return "TraitCollection(\((entries + (unknown ?? [])).joined(separator: "; ")))"
+  }
+}

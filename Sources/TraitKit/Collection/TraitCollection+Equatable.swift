@@ -1,0 +1,41 @@
+extension TraitCollection: Hashable {
+  /// Returns whether two collections hold equal values for every trait.
+  ///
+  /// Values are compared with each trait's ``TraitDefinition/valuesEqual(_:_:)``; collections
+  /// that share storage compare equal at once.
+  ///
+  /// - Complexity: O(1) for collections that share storage; O(*n*) otherwise, where *n* is the
+  ///   number of traits.
+  public static func == (lhs: TraitCollection, rhs: TraitCollection) -> Bool {
+    lhs._storage.isEqual(to: rhs._storage)
+  }
+
+  /// Hashes the traits that hold a value other than their default, with their values when the
+  /// values are `Hashable`.
+  ///
+  /// - Parameter hasher: The hasher to feed.
+  public func hash(into hasher: inout Hasher) {
+    var present = 0
+    for index in 0..<_storage.count {
+      let info = _TraitRegistry.info(at: index)
+      guard _storage.isPresent(at: index, info: info) else { continue }
+      present += 1
+      hasher.combine(index)
+      info.hashSlot?(_storage.slot(at: index), &hasher)
+    }
+    hasher.combine(present)
+    if let unknown = _storage.header.unknown { hasher.combine(unknown) }
+  }
+}
+
+extension _Storage {
+  /// Whether every trait holds equal values in `self` and `other`.
+  func isEqual(to other: _Storage) -> Bool {
+    if self === other { return true }
+    guard header.unknown == other.header.unknown else { return false }
+    for index in 0..<Swift.max(count, other.count) where !slotEqual(at: index, to: other) {
+      return false
+    }
+    return true
+  }
+}

@@ -1,0 +1,95 @@
+/// An immutable set of trait values.
+///
+/// The counterpart of UIKit's `UITraitCollection`. A trait that a collection does not set reads
+/// as its ``TraitDefinition/defaultValue``, and setting a trait to its default is the same as not
+/// setting it. Collections are values: copying one copies a reference, and building a modified
+/// collection copies its storage at most once.
+///
+/// ```swift
+/// let myTraits = TraitCollection { mutableTraits in
+///   mutableTraits.userInterfaceIdiom = .phone
+///   mutableTraits.horizontalSizeClass = .regular
+/// }
+/// let otherTraits = myTraits.modifyingTraits { mutableTraits in
+///   mutableTraits.horizontalSizeClass = .compact
+///   mutableTraits.userInterfaceStyle = .dark
+/// }
+/// ```
+public struct TraitCollection: Sendable {
+  // NB: `_Storage` is a `ManagedBuffer`, which cannot be `Sendable`; it is immutable once a
+  // collection holds it, which makes sharing it across domains safe.
+  nonisolated(unsafe) var _storage: _Storage
+  /// The automatic-tracking recorder this collection reports reads to, when it was obtained from
+  /// a node inside a tracked closure; nil otherwise.
+  var _recorder: _TraitReadRecorder?
+
+  init(_storage: _Storage) {
+    self._storage = _storage
+    self._recorder = nil
+  }
+
+  /// Creates a collection in which every trait has its default value.
+  public init() {
+    self.init(_storage: .empty)
+  }
+
+  /// Creates a collection from the values that `mutations` sets.
+  ///
+  /// - Parameter mutations: A closure that sets trait values on the container it is passed.
+  public init(mutations: (inout any MutableTraits) -> Void) {
+    self = TraitCollection().modifyingTraits(mutations)
+  }
+
+  /// Creates a collection that sets one trait.
+  ///
+  /// - Parameters:
+  ///   - trait: The trait to set.
+  ///   - value: Its value.
+  public init<T: TraitDefinition>(_ trait: T.Type, value: T.Value) {
+    var storage = _Storage.empty
+    _TraitMutations.write(value, for: T.self, into: &storage)
+    self.init(_storage: storage)
+  }
+
+  /// Returns a copy of this collection with the changes that `mutations` makes.
+  ///
+  /// Values the closure does not touch are kept. When the closure changes nothing, the result
+  /// shares this collection's storage.
+  ///
+  /// - Parameter mutations: A closure that sets trait values on the container it is passed.
+  /// - Returns: The modified collection.
+  /// - Precondition: The closure leaves its argument a container of this collection's making.
+  /// - Complexity: O(*n*) for the one copy of the storage, where *n* is the number of traits.
+  public func modifyingTraits(_ mutations: (inout any MutableTraits) -> Void) -> TraitCollection {
+    var traits: any MutableTraits = _TraitMutations(storage: _storage)
+    mutations(&traits)
+    guard let result = traits as? _TraitMutations else {
+      preconditionFailure(
+        "A trait mutations closure must not replace its MutableTraits with another value"
+      )
+    }
+    return TraitCollection(_storage: result.storage)
+  }
+
+  /// Returns a copy of this collection with one trait replaced.
+  ///
+  /// - Parameters:
+  ///   - trait: The trait to replace.
+  ///   - value: Its new value.
+  /// - Returns: The modified collection.
+  public func replacing<T: TraitDefinition>(_ trait: T.Type, value: T.Value) -> TraitCollection {
+    var storage = _storage
+    _TraitMutations.write(value, for: T.self, into: &storage)
+    return TraitCollection(_storage: storage)
+  }
+
+  /// The value of `trait` in this collection.
+  ///
+  /// Reading a trait is an indexed load. Inside a tracked closure (see
+  /// ``TraitNode/withTraitTracking(slot:invalidation:_:)``), the read is also recorded.
+  public subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
+    let index = _TraitRegistry.index(of: T.self)
+    if let recorder = _recorder { recorder.record(index) }
+    return _storage.value(T.self, at: index)
+  }
+}

@@ -1,0 +1,73 @@
+/// The system trait types, in the order of DESIGN §2.1.
+///
+/// The registry registers these first, so that they take the dense indices 0…17 in this order.
+let _systemTraitTypes: [any TraitDefinition.Type] = [
+  TraitUserInterfaceIdiom.self,
+  TraitUserInterfaceStyle.self,
+  TraitLayoutDirection.self,
+  TraitDisplayScale.self,
+  TraitHorizontalSizeClass.self,
+  TraitVerticalSizeClass.self,
+  TraitForceTouchCapability.self,
+  TraitPreferredContentSizeCategory.self,
+  TraitDisplayGamut.self,
+  TraitAccessibilityContrast.self,
+  TraitUserInterfaceLevel.self,
+  TraitLegibilityWeight.self,
+  TraitActiveAppearance.self,
+  TraitToolbarItemPresentationSize.self,
+  TraitImageDynamicRange.self,
+  TraitTypesettingLanguage.self,
+  TraitSceneCaptureState.self,
+  TraitListEnvironment.self,
+]
+
+extension TraitCollection {
+  /// The system traits that can change how dynamic colors resolve.
+  ///
+  /// The counterpart of UIKit's property of the same name. Register for these to update
+  /// anything drawn with colors you resolved yourself:
+  ///
+  /// ```swift
+  /// registerForTraitChanges(TraitCollection.systemTraitsAffectingColorAppearance) {
+  ///   (self: Self, previousTraitCollection: TraitCollection) in
+  ///   self.updateBorderColor()
+  /// }
+  /// ```
+  ///
+  /// They are the system traits whose ``TraitDefinition/affectsColorAppearance`` is `true`:
+  /// ``TraitUserInterfaceIdiom``, ``TraitUserInterfaceStyle``, ``TraitDisplayGamut``,
+  /// ``TraitAccessibilityContrast``, ``TraitUserInterfaceLevel`` and ``TraitListEnvironment``.
+  public static var systemTraitsAffectingColorAppearance: [Trait] { colorAppearanceTraits }
+
+  /// The system traits that can change which variant of a named image loads.
+  ///
+  /// The counterpart of UIKit's property of the same name: ``TraitUserInterfaceIdiom``,
+  /// ``TraitUserInterfaceStyle``, ``TraitLayoutDirection``, ``TraitDisplayScale``,
+  /// ``TraitHorizontalSizeClass``, ``TraitVerticalSizeClass``,
+  /// ``TraitPreferredContentSizeCategory``, ``TraitDisplayGamut``,
+  /// ``TraitAccessibilityContrast`` and ``TraitLegibilityWeight``.
+  public static var systemTraitsAffectingImageLookup: [Trait] { imageLookupTraits }
+
+  private static let colorAppearanceTraits: [Trait] = [
+    TraitUserInterfaceIdiom.self,
+    TraitUserInterfaceStyle.self,
+    TraitDisplayGamut.self,
+    TraitAccessibilityContrast.self,
+    TraitUserInterfaceLevel.self,
+    TraitListEnvironment.self,
+  ]
+
+  private static let imageLookupTraits: [Trait] = [
+    TraitUserInterfaceIdiom.self,
+    TraitUserInterfaceStyle.self,
+    TraitLayoutDirection.self,
+    TraitDisplayScale.self,
+    TraitHorizontalSizeClass.self,
+    TraitVerticalSizeClass.self,
+    TraitPreferredContentSizeCategory.self,
+    TraitDisplayGamut.self,
+    TraitAccessibilityContrast.self,
+    TraitLegibilityWeight.self,
+  ]
+}

@@ -1,0 +1,66 @@
+/// A type that defines a trait: a piece of data that flows down the trait tree.
+///
+/// The counterpart of UIKit's `UITraitDefinition`. A trait is identified by its definition
+/// *type* — never by an instance or a string — and the only requirement is ``defaultValue``,
+/// the value every collection reports until something sets the trait:
+///
+/// ```swift
+/// struct ContainedInSettingsTrait: TraitDefinition {
+///   static let defaultValue = false
+/// }
+/// ```
+///
+/// Values need not be `Equatable`. Change detection uses ``valuesEqual(_:_:)``, which is `==`
+/// for `Equatable` values; for any other value every write is a change, and a value that was not
+/// rewritten never is. Definitions are `SendableMetatype`s, so that a ``Trait`` can be passed
+/// between isolation domains. `Bool`, `Int`, `Double` and payload-free enums are stored unboxed and are
+/// the cheapest values to use; larger values are boxed once per write.
+public protocol TraitDefinition: SendableMetatype {
+  /// The type of the trait's value.
+  associatedtype Value: Sendable
+
+  /// The value a trait collection reports when the trait has not been set.
+  static var defaultValue: Value { get }
+
+  /// A name for debug output; by default, the name of the definition type.
+  static var name: String { get }
+
+  /// A unique string that identifies the trait when a collection is encoded; by default, the
+  /// module-qualified name of the definition type. Reverse-DNS strings are recommended.
+  static var identifier: String { get }
+
+  /// Whether a change to this trait can change how dynamic colors resolve; `false` by default.
+  static var affectsColorAppearance: Bool { get }
+
+  /// Returns whether two values of this trait are the same value.
+  ///
+  /// The default is `==` when `Value` is `Equatable`, and `false` otherwise: then a stored value
+  /// equals only itself, so each write is a change. If `Value` is `Hashable` and you customize
+  /// this method, values it calls equal must have equal hashes.
+  static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool
+}
+
+extension TraitDefinition {
+  /// The name of the definition type.
+  public static var name: String { String(describing: Self.self) }
+
+  /// The module-qualified name of the definition type.
+  public static var identifier: String { String(reflecting: Self.self) }
+
+  /// `false`: most traits do not affect color appearance.
+  public static var affectsColorAppearance: Bool { false }
+
+  /// Returns `false`: without `Equatable`, a stored value equals only itself.
+  public static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool { false }
+}
+
+extension TraitDefinition where Value: Equatable {
+  /// Returns `lhs == rhs`.
+  public static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool { lhs == rhs }
+}
+
+/// A trait, named by its definition type; the counterpart of UIKit's `UITrait`.
+///
+/// In a file that also imports Swift Testing, which declares its own `Trait`, write
+/// `any TraitDefinition.Type` or `TraitKit.Trait`.
+public typealias Trait = any TraitDefinition.Type

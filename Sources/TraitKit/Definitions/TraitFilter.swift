@@ -1,0 +1,123 @@
+/// A 128-bit summary of a set of traits: trait `i` sets bit `i % 128`.
+///
+/// Exact for the first 128 trait types of a process and a superset beyond, which is all a
+/// summary needs: the engine uses filters to skip subtrees and registrations that cannot be
+/// affected, and always confirms with exact values before calling anyone.
+struct _TraitFilter: Equatable {
+  var low: UInt64
+  var high: UInt64
+
+  static let none = _TraitFilter(low: 0, high: 0)
+  static let all = _TraitFilter(low: ~0, high: ~0)
+
+  init(low: UInt64, high: UInt64) {
+    self.low = low
+    self.high = high
+  }
+
+  init(index: Int) {
+    let bit = index & 127
+    self.init(low: bit < 64 ? 1 << UInt64(bit) : 0, high: bit >= 64 ? 1 << UInt64(bit - 64) : 0)
+  }
+
+  @inline(__always) var isEmpty: Bool { (low | high) == 0 }
+
+  @inline(__always) func intersects(_ other: _TraitFilter) -> Bool {
+    (low & other.low) | (high & other.high) != 0
+  }
+
+  @inline(__always) func contains(_ other: _TraitFilter) -> Bool {
+    (other.low & ~low) | (other.high & ~high) == 0
+  }
+
+  @inline(__always) static func | (lhs: _TraitFilter, rhs: _TraitFilter) -> _TraitFilter {
+    _TraitFilter(low: lhs.low | rhs.low, high: lhs.high | rhs.high)
+  }
+
+  @inline(__always) static func |= (lhs: inout _TraitFilter, rhs: _TraitFilter) {
+    lhs.low |= rhs.low
+    lhs.high |= rhs.high
+  }
+}
+
+/// An exact set of dense trait indices; the first 64 are stored inline.
+struct _TraitIndexSet: Equatable, Sequence {
+  private var first: UInt64 = 0
+  private var rest: [UInt64] = []
+
+  init() {}
+
+  init(_ indices: some Sequence<Int>) {
+    for index in indices { insert(index) }
+  }
+
+  var isEmpty: Bool { first == 0 && rest.allSatisfy { $0 == 0 } }
+
+  /// The summary of this set.
+  var filter: _TraitFilter {
+    reduce(into: .none) { $0 |= _TraitFilter(index: $1) }
+  }
+
+  func contains(_ index: Int) -> Bool {
+    if index < 64 { return first & (1 << UInt64(index)) != 0 }
+    let word = index / 64 - 1
+    return word < rest.count && rest[word] & (1 << UInt64(index % 64)) != 0
+  }
+
+  mutating func insert(_ index: Int) {
+    if index < 64 {
+      first |= 1 << UInt64(index)
+      return
+    }
+    let word = index / 64 - 1
+    if word >= rest.count {
+      rest.append(contentsOf: repeatElement(0, count: word - rest.count + 1))
+    }
+    rest[word] |= 1 << UInt64(index % 64)
+  }
+
+  mutating func remove(_ index: Int) {
+    if index < 64 {
+      first &= ~(1 << UInt64(index))
+    } else if index / 64 - 1 < rest.count {
+      rest[index / 64 - 1] &= ~(1 << UInt64(index % 64))
+    }
+  }
+
+  /// The indices in increasing order.
+  func makeIterator() -> Iterator { Iterator(set: self) }
+
+  struct Iterator: IteratorProtocol {
+    let set: _TraitIndexSet
+    var word = -1
+    var bits: UInt64
+
+    init(set: _TraitIndexSet) {
+      self.set = set
+      self.bits = set.first
+    }
+
+    mutating func next() -> Int? {
+      while bits == 0 {
+        word += 1
+        guard word < set.rest.count else { return nil }
+        bits = set.rest[word]
+      }
+      let bit = bits.trailingZeroBitCount
+      bits &= bits - 1
+      return (word + 1) * 64 + bit
+    }
+  }
+
+  static func == (lhs: _TraitIndexSet, rhs: _TraitIndexSet) -> Bool {
+    guard lhs.first == rhs.first else { return false }
+    let count = Swift.max(lhs.rest.count, rhs.rest.count)
+    for word in 0..<count
+    where (word < lhs.rest.count ? lhs.rest[word] : 0)
+      != (word < rhs.rest.count ? rhs.rest[word] : 0)
+    {
+      return false
+    }
+    return true
+  }
+}

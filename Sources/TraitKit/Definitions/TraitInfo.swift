@@ -1,0 +1,81 @@
+/// Everything the engine knows about one trait type, erased so that storage can compare, hash,
+/// print and encode a slot without knowing the trait's static type.
+///
+/// Built once per trait type, the first time the type is used, and never changed afterwards.
+final class _TraitInfo: Sendable {
+  /// The trait's dense index: its slot in every collection's storage.
+  let index: Int
+  let type: any TraitDefinition.Type
+  let name: String
+  let identifier: String
+  let affectsColorAppearance: Bool
+  let isInline: Bool
+  /// The slot that holds the default value.
+  let defaultBits: UInt64
+  /// Whether two slots hold equal values (an empty boxed slot holds the default).
+  let slotsEqual: @Sendable (_Slot, _Slot) -> Bool
+  /// Hashes a slot's value, when `Value` is `Hashable`; otherwise presence alone is hashed.
+  let hashSlot: (@Sendable (_Slot, inout Hasher) -> Void)?
+  let describeSlot: @Sendable (_Slot) -> String
+  /// Present when `Value` is `Codable`.
+  let coding: _TraitCoding?
+
+  init<T: TraitDefinition>(_ trait: T.Type, index: Int) {
+    typealias Coding = _SlotCoding<T.Value>
+    self.index = index
+    self.type = trait
+    self.name = T.name
+    self.identifier = T.identifier
+    self.affectsColorAppearance = T.affectsColorAppearance
+    self.isInline = Coding.isInline
+    self.defaultBits = Coding.isInline ? Coding.slot(T.defaultValue).bits : 0
+    let inline = Coding.isInline
+    self.slotsEqual = { a, b in
+      if inline {
+        if a.bits == b.bits { return true }
+      } else if a.box === b.box {
+        return true
+      }
+      return T.valuesEqual(
+        Coding.value(a, default: T.defaultValue),
+        Coding.value(b, default: T.defaultValue)
+      )
+    }
+    if let hashable = T.Value.self as? any (Hashable & SendableMetatype).Type {
+      self.hashSlot = Self.hasher(for: trait, hashable)
+    } else {
+      self.hashSlot = nil
+    }
+    self.describeSlot = { slot in String(describing: Coding.value(slot, default: T.defaultValue)) }
+    self.coding = _TraitCoding(trait)
+  }
+
+  /// A copy of `other` that takes the dense index `index`.
+  init(copying other: _TraitInfo, index: Int) {
+    self.index = index
+    self.type = other.type
+    self.name = other.name
+    self.identifier = other.identifier
+    self.affectsColorAppearance = other.affectsColorAppearance
+    self.isInline = other.isInline
+    self.defaultBits = other.defaultBits
+    self.slotsEqual = other.slotsEqual
+    self.hashSlot = other.hashSlot
+    self.describeSlot = other.describeSlot
+    self.coding = other.coding
+  }
+
+  /// The slot that holds the default value.
+  var defaultSlot: _Slot { isInline ? _Slot(bits: defaultBits) : _Slot(box: nil) }
+
+  private static func hasher<T: TraitDefinition, H: Hashable & SendableMetatype>(
+    for trait: T.Type,
+    _: H.Type
+  ) -> @Sendable (_Slot, inout Hasher) -> Void {
+    { slot, hasher in
+      // NB: `T.Value` is `H`; the cast restores what the compiler cannot see. Not a hot path.
+      let value = _SlotCoding<T.Value>.value(slot, default: T.defaultValue)
+      hasher.combine(value as! H)
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import Synchronization
+
+/// The process-wide table that gives every trait type a dense index.
+///
+/// Trait types are keyed by their metatype. The first use of a type registers it: under a lock,
+/// it gets the next index and a `_TraitInfo`, and a new lookup table is published. Lookups take
+/// no lock: they read the published table, an immutable open-addressed array of
+/// `(metatype, index)` pairs in raw memory, with one atomic load and usually one probe.
+///
+/// Layout of a published table (all words are `UInt`):
+///
+///     [mask] [count] [key₀ index₀] [key₁ index₁] … [key_mask index_mask] [info₀] … [info_count-1]
+///
+/// where a key is a metatype's address (0 marks an empty slot) and an info is an unretained
+/// `_TraitInfo` pointer ordered by index. Tables are never freed: each one stays reachable from
+/// the registry's state, so readers never race a free. A process uses a few dozen trait types,
+/// and the tables of n types take O(n²) words in all.
+enum _TraitRegistry {
+  /// The dense index of `trait`, registering it on first use.
+  @inline(__always) static func index<T: TraitDefinition>(of trait: T.Type) -> Int {
+    let key = UInt(bitPattern: ObjectIdentifier(trait))
+    if let table = UnsafePointer<UInt>(bitPattern: published.load(ordering: .acquiring)) {
+      let mask = Int(bitPattern: table[0])
+      var probe = slot(for: key, mask: mask)
+      while true {
+        let candidate = table[2 + 2 &* probe]
+        if candidate == key { return Int(bitPattern: table[3 + 2 &* probe]) }
+        if candidate == 0 { break }
+        probe = (probe &+ 1) & mask
+      }
+    }
+    return register(trait)
+  }
+
+  /// The information on the trait with dense index `index`.
+  ///
+  /// - Precondition: `index` was returned by ``index(of:)``.
+  static func info(at index: Int) -> _TraitInfo {
+    let table = currentTable()
+    let mask = Int(bitPattern: table[0])
+    let infos = table + 2 + 2 * (mask + 1)
+    return Unmanaged<_TraitInfo>.fromOpaque(UnsafeRawPointer(bitPattern: infos[index])!)
+      .takeUnretainedValue()
+  }
+
+  /// The number of trait types registered so far; every dense index is below it.
+  static var count: Int { Int(bitPattern: currentTable()[1]) }
+
+  /// The trait registered under `identifier`, if any.
+  static func info(forIdentifier identifier: String) -> _TraitInfo? {
+    _ = currentTable()
+    return state.withLock { $0.byIdentifier[identifier] }.map { info(at: $0) }
+  }
+
+  // MARK: - Registration
+
+  @inline(never)
+  private static func register<T: TraitDefinition>(_ trait: T.Type) -> Int {
+    let key = UInt(bitPattern: ObjectIdentifier(trait))
+    // NB: the witnesses (`name`, `identifier`, …) are user code; run them outside the lock.
+    let info = _TraitInfo(trait, index: -1)
+    return state.withLock { state in
+      if let index = state.indexByKey[key] { return index }
+      let registered = _TraitInfo(copying: info, index: state.infos.count)
+      state.add(registered, key: key)
+      return registered.index
+    }
+  }
+
+  private static func currentTable() -> UnsafePointer<UInt> {
+    if let table = UnsafePointer<UInt>(bitPattern: published.load(ordering: .acquiring)) {
+      return table
+    }
+    // The first use of the registry: building the state registers the system traits.
+    state.withLock { _ in }
+    return UnsafePointer<UInt>(bitPattern: published.load(ordering: .acquiring))!
+  }
+
+  @inline(__always) fileprivate static func slot(for key: UInt, mask: Int) -> Int {
+    Int(bitPattern: (key &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+  }
+
+  fileprivate static let published = Atomic<UInt>(0)
+  private static let state = Mutex(_RegistryState())
+}
+
+/// The registry's mutable state, guarded by its lock.
+private struct _RegistryState: ~Copyable {
+  var infos: [_TraitInfo] = []
+  var indexByKey: [UInt: Int] = [:]
+  var byIdentifier: [String: Int] = [:]
+  /// Every table ever published, so that none is freed while a reader may hold it.
+  var tables: [UnsafeMutablePointer<UInt>] = []
+
+  init() {
+    for trait in _systemTraitTypes {
+      add(trait._makeInfo(index: infos.count), key: UInt(bitPattern: ObjectIdentifier(trait)))
+    }
+  }
+
+  mutating func add(_ info: _TraitInfo, key: UInt) {
+    if let existing = byIdentifier[info.identifier] {
+      preconditionFailure(
+        "Two trait types have the identifier '\(info.identifier)': "
+          + "\(String(reflecting: infos[existing].type)) and \(String(reflecting: info.type)); "
+          + "each trait needs its own identifier"
+      )
+    }
+    infos.append(info)
+    indexByKey[key] = info.index
+    byIdentifier[info.identifier] = info.index
+    publish()
+  }
+
+  private mutating func publish() {
+    var capacity = 16
+    while capacity < infos.count * 2 { capacity *= 2 }
+    let mask = capacity - 1
+    let words = 2 + 2 * capacity + infos.count
+    let table = UnsafeMutablePointer<UInt>.allocate(capacity: words)
+    table.initialize(repeating: 0, count: words)
+    table[0] = UInt(bitPattern: mask)
+    table[1] = UInt(bitPattern: infos.count)
+    for (key, index) in indexByKey {
+      var probe = _TraitRegistry.slot(for: key, mask: mask)
+      while table[2 + 2 * probe] != 0 { probe = (probe + 1) & mask }
+      table[2 + 2 * probe] = key
+      table[3 + 2 * probe] = UInt(bitPattern: index)
+    }
+    for info in infos {
+      table[2 + 2 * capacity + info.index] = UInt(
+        bitPattern: Unmanaged.passUnretained(info).toOpaque()
+      )
+    }
+    tables.append(table)
+    _TraitRegistry.published.store(UInt(bitPattern: table), ordering: .releasing)
+  }
+}
+
+extension TraitDefinition {
+  /// Builds this trait's registry entry; lets the registry open a `Trait` existential.
+  static func _makeInfo(index: Int) -> _TraitInfo { _TraitInfo(Self.self, index: index) }
+}

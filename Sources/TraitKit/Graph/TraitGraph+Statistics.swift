@@ -1,0 +1,32 @@
+extension TraitGraph {
+  /// Exact counters for tests and benchmarks.
+  public struct Statistics: Hashable, Sendable {
+    /// Counters of one update pass.
+    public struct Pass: Hashable, Sendable {
+      /// The rounds the pass ran; 0 when nothing was pending.
+      public var rounds = 0
+      /// The nodes the pass visited, over all rounds.
+      public var nodesVisited = 0
+      /// The registration callbacks it delivered, legacy ones included.
+      public var callbacksDelivered = 0
+      /// The automatic-tracking invalidations it ran.
+      public var invalidationsDelivered = 0
+    }
+
+    /// The nodes in the graph's tree, the root included.
+    public var liveNodes: Int
+    /// The registrations of the nodes in the graph's tree.
+    public var liveRegistrations: Int
+    /// The counters of the last update pass.
+    public var lastPass: Pass
+  }
+
+  /// The graph's counters: live nodes and registrations, and what the last pass did.
+  public var statistics: Statistics {
+    Statistics(
+      liveNodes: _liveNodes,
+      liveRegistrations: _liveRegistrations,
+      lastPass: _lastPass
+    )
+  }
+}

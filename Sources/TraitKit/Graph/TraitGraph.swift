@@ -1,0 +1,103 @@
+/// A trait tree: its root, the base traits the root starts from, and the update pass that tells
+/// registrations about changes.
+///
+/// Plays the part UIKit's screen, scene and layout loop play together: it owns the tree and runs
+/// the update pass (``updateTraitsIfNeeded()``). Values are current at once (see
+/// ``TraitNode/traitCollection``); callbacks wait for the pass. Set ``onNeedsUpdate`` to schedule
+/// a pass whenever the graph becomes dirty.
+///
+/// A graph is not `Sendable`: it lives in the isolation domain that created it.
+public final class TraitGraph {
+  /// The root of the tree; it starts from ``baseTraits``.
+  public let root: TraitNode
+
+  /// Called each time the graph goes from clean to dirty, so a host can schedule a pass.
+  public var onNeedsUpdate: (() -> Void)?
+
+  /// The traits the root inherits, as a screen or a host platform would provide them.
+  public var baseTraits: TraitCollection {
+    get { _baseTraits }
+    set {
+      let changed = _baseTraits._storage.differences(from: newValue._storage)
+      _baseTraits = TraitCollection(_storage: newValue._storage)
+      guard !changed.isEmpty else { return }
+      _epoch &+= 1
+      root._markPending(changed)
+    }
+  }
+
+  /// Creates a graph whose root starts from `baseTraits`.
+  ///
+  /// - Parameter baseTraits: The traits the root inherits.
+  public init(baseTraits: TraitCollection = TraitCollection()) {
+    self._baseTraits = TraitCollection(_storage: baseTraits._storage)
+    self.root = TraitNode()
+    root._graph = self
+    _liveNodes = 1
+  }
+
+  deinit {
+    // NB: nodes hold their graph unowned; a node that outlives its graph must not see it.
+    var stack = [root]
+    while let node = stack.popLast() {
+      node._graph = nil
+      node._resolvedEpoch = 0
+      stack.append(contentsOf: node._children)
+    }
+  }
+
+  // MARK: - State
+
+  var _baseTraits: TraitCollection
+  /// Advances on every change of a value or of the tree's shape; cached collections whose epoch
+  /// differs revalidate on their next read.
+  var _epoch: UInt64 = 1
+  /// Whether a change waits for a pass; `onNeedsUpdate` runs when this becomes true.
+  var _isDirty = false
+  /// Whether a pass is running; a nested pass is a no-op.
+  var _isUpdating = false
+  /// Counts passes, so that a tracked slot is invalidated at most once per pass.
+  var _passNumber: UInt64 = 0
+  var _liveNodes = 0
+  var _liveRegistrations = 0
+  var _lastPass = Statistics.Pass()
+  /// The innermost tracked closure running on a node of this graph.
+  var _activeRecorder: _TrackingRecord?
+  /// Publishes `TraitCollection.current` during a pass.
+  let _currentCell = _CurrentCell()
+  /// Reused buffers, so that steady-state passes and reads allocate nothing.
+  var _walkStack: ContiguousArray<_WalkFrame> = []
+  var _scratch: [TraitNode] = []
+
+  func _noteDirty() {
+    guard !_isDirty else { return }
+    _isDirty = true
+    onNeedsUpdate?()
+  }
+
+  func _takeScratch() -> [TraitNode] {
+    var scratch: [TraitNode] = []
+    swap(&scratch, &_scratch)
+    return scratch
+  }
+
+  func _returnScratch(_ scratch: inout [TraitNode]) {
+    scratch.removeAll(keepingCapacity: true)
+    swap(&scratch, &_scratch)
+  }
+}
+
+@available(*, unavailable)
+extension TraitGraph: Sendable {}
+
+extension _Storage {
+  /// The summary of the traits whose values differ between `self` and `other`.
+  func differences(from other: _Storage) -> _TraitFilter {
+    if self === other { return .none }
+    var filter = _TraitFilter.none
+    for index in 0..<Swift.max(count, other.count) where !slotEqual(at: index, to: other) {
+      filter |= _TraitFilter(index: index)
+    }
+    return filter
+  }
+}

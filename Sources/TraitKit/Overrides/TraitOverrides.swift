@@ -1,0 +1,106 @@
+/// The trait values a node sets for itself and its subtree.
+///
+/// The counterpart of UIKit's `UITraitOverrides`. Write overrides through a node's
+/// ``TraitNode/traitOverrides``; read effective values from ``TraitNode/traitCollection``:
+///
+/// ```swift
+/// if view.traitOverrides.contains(MyAppThemeTrait.self) {
+///   view.traitOverrides.remove(MyAppThemeTrait.self)
+/// } else {
+///   view.traitOverrides.myAppTheme = .monochrome
+/// }
+/// ```
+///
+/// An override set to a trait's default value is still an override: ``contains(_:)`` is `true`
+/// and it masks an inherited value. Writing the value an override already has changes nothing.
+public struct TraitOverrides: MutableTraits {
+  /// The overridden values, canonical like a collection's (an override to the default holds the
+  /// default slot).
+  var _storage = _Storage.empty
+  /// The traits that have an override.
+  var _specified = _TraitIndexSet()
+  /// The traits whose override changed since the owning node last looked.
+  var _changed = _TraitFilter.none
+
+  init() {}
+
+  /// Returns whether `trait` has an override.
+  ///
+  /// - Parameter trait: The trait to look for.
+  /// - Returns: `true` when an override is set, even one set to the default value.
+  public func contains(_ trait: Trait) -> Bool {
+    _specified.contains(_TraitRegistry.index(of: trait))
+  }
+
+  /// Removes the override of `trait`, so that the node inherits its value again.
+  ///
+  /// Removing an override that is not set does nothing.
+  ///
+  /// - Parameter trait: The trait whose override to remove.
+  public mutating func remove(_ trait: Trait) {
+    let index = _TraitRegistry.index(of: trait)
+    guard _specified.contains(index) else { return }
+    _specified.remove(index)
+    _Storage.makeUnique(&_storage, count: index + 1)
+    _storage.store(_TraitRegistry.info(at: index).defaultSlot, at: index)
+    _changed |= _TraitFilter(index: index)
+  }
+
+  /// The value of the override of `trait`, or `nil` when none is set **(beyond UIKit)**.
+  ///
+  /// - Parameter trait: The trait to look up.
+  /// - Returns: The overriding value, or `nil`.
+  public func value<T: TraitDefinition>(for trait: T.Type) -> T.Value? {
+    let index = _TraitRegistry.index(of: T.self)
+    return _specified.contains(index) ? _storage.value(T.self, at: index) : nil
+  }
+
+  /// The override of `trait`.
+  ///
+  /// Setting adds or replaces the override; setting the value it already has does nothing.
+  ///
+  /// - Precondition: Reading requires an override of `trait` (UIKit raises here too); use
+  ///   ``value(for:)`` or ``contains(_:)`` to ask first.
+  public subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
+    get {
+      guard let value = value(for: T.self) else {
+        preconditionFailure("Can't return value for trait \(T.name) that has no override")
+      }
+      return value
+    }
+    set {
+      let index = _TraitRegistry.index(of: T.self)
+      if _specified.contains(index), T.valuesEqual(_storage.value(T.self, at: index), newValue) {
+        return
+      }
+      _specified.insert(index)
+      _TraitMutations.write(newValue, for: T.self, into: &_storage)
+      _changed |= _TraitFilter(index: index)
+    }
+  }
+
+  /// Returns `inherited` with these overrides applied, sharing `inherited` when they change
+  /// nothing.
+  func applied(to inherited: _Storage) -> _Storage {
+    var result = inherited
+    for index in _specified where !result.hasIdenticalSlot(at: index, as: _storage) {
+      _Storage.makeUnique(&result, count: index + 1)
+      result.store(_storage.slot(at: index), at: index)
+    }
+    return result
+  }
+
+  /// The traits whose overrides differ between `self` and `other`.
+  func differences(from other: TraitOverrides) -> _TraitFilter {
+    var filter = _TraitFilter.none
+    for index in _specified where !other._specified.contains(index) {
+      filter |= _TraitFilter(index: index)
+    }
+    for index in other._specified {
+      if !_specified.contains(index) || !_storage.slotEqual(at: index, to: other._storage) {
+        filter |= _TraitFilter(index: index)
+      }
+    }
+    return filter
+  }
+}

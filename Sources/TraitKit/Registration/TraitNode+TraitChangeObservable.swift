@@ -1,0 +1,180 @@
+extension TraitNode: TraitChangeObservable {
+  /// Calls `handler` with this node and its previous collection whenever one of `traits`
+  /// changes.
+  ///
+  /// - Parameters:
+  ///   - traits: The traits to observe.
+  ///   - handler: Called with this node and its previous collection.
+  /// - Returns: A token for ``unregisterForTraitChanges(_:)``.
+  /// - Precondition: `traits` is not empty, and this node is an `Observed`.
+  @discardableResult
+  public final func registerForTraitChanges<Observed: TraitEnvironment>(
+    _ traits: [Trait],
+    handler: @escaping (Observed, TraitCollection) -> Void
+  ) -> TraitChangeRegistration {
+    _requireObservable(as: Observed.self)
+    return _register(traits) { node, previous in
+      handler(unsafeDowncast(node, to: Observed.self), previous)
+      return true
+    }
+  }
+
+  /// Calls `action` on `target` whenever one of `traits` changes.
+  ///
+  /// - Parameters:
+  ///   - traits: The traits to observe.
+  ///   - target: The object to call, held weakly (this node itself is not held at all).
+  ///   - action: An unapplied method reference.
+  /// - Returns: A token for ``unregisterForTraitChanges(_:)``.
+  /// - Precondition: `traits` is not empty.
+  @discardableResult
+  public final func registerForTraitChanges<Target: AnyObject>(
+    _ traits: [Trait],
+    target: Target,
+    action: @escaping (Target) -> () -> Void
+  ) -> TraitChangeRegistration {
+    if target === self {
+      return _register(traits) { node, _ in
+        action(unsafeDowncast(node, to: Target.self))()
+        return true
+      }
+    }
+    return _register(traits) { [weak target] _, _ in
+      guard let target else { return false }
+      action(target)()
+      return true
+    }
+  }
+
+  /// Calls `action` on `target` with this node whenever one of `traits` changes.
+  ///
+  /// - Parameters:
+  ///   - traits: The traits to observe.
+  ///   - target: The object to call, held weakly (this node itself is not held at all).
+  ///   - action: An unapplied method reference taking the observed node.
+  /// - Returns: A token for ``unregisterForTraitChanges(_:)``.
+  /// - Precondition: `traits` is not empty, and this node is an `Observed`.
+  @discardableResult
+  public final func registerForTraitChanges<Target: AnyObject, Observed: TraitEnvironment>(
+    _ traits: [Trait],
+    target: Target,
+    action: @escaping (Target) -> (Observed) -> Void
+  ) -> TraitChangeRegistration {
+    _requireObservable(as: Observed.self)
+    if target === self {
+      return _register(traits) { node, _ in
+        action(unsafeDowncast(node, to: Target.self))(unsafeDowncast(node, to: Observed.self))
+        return true
+      }
+    }
+    return _register(traits) { [weak target] node, _ in
+      guard let target else { return false }
+      action(target)(unsafeDowncast(node, to: Observed.self))
+      return true
+    }
+  }
+
+  /// Calls `action` on `target` with this node and its previous collection whenever one of
+  /// `traits` changes.
+  ///
+  /// - Parameters:
+  ///   - traits: The traits to observe.
+  ///   - target: The object to call, held weakly (this node itself is not held at all).
+  ///   - action: An unapplied method reference taking the observed node and its previous
+  ///     collection.
+  /// - Returns: A token for ``unregisterForTraitChanges(_:)``.
+  /// - Precondition: `traits` is not empty, and this node is an `Observed`.
+  @discardableResult
+  public final func registerForTraitChanges<Target: AnyObject, Observed: TraitEnvironment>(
+    _ traits: [Trait],
+    target: Target,
+    action: @escaping (Target) -> (Observed, TraitCollection) -> Void
+  ) -> TraitChangeRegistration {
+    _requireObservable(as: Observed.self)
+    if target === self {
+      return _register(traits) { node, previous in
+        action(unsafeDowncast(node, to: Target.self))(
+          unsafeDowncast(node, to: Observed.self),
+          previous
+        )
+        return true
+      }
+    }
+    return _register(traits) { [weak target] node, previous in
+      guard let target else { return false }
+      action(target)(unsafeDowncast(node, to: Observed.self), previous)
+      return true
+    }
+  }
+
+  /// Stops the registration `registration` stands for; `nil`, repeated calls and other nodes'
+  /// tokens do nothing.
+  ///
+  /// - Parameter registration: The token a registration returned.
+  /// - Complexity: O(log *n*) for *n* registrations on this node.
+  public final func unregisterForTraitChanges(_ registration: TraitChangeRegistration?) {
+    guard let registration, let observers = _observers,
+      let position = observers.position(of: registration.id)
+    else { return }
+    _killRegistration(at: position, in: observers)
+  }
+
+  /// Registers a callback for every change of any trait of this node's collection.
+  ///
+  /// The legacy adapter's wildcard: the public API registers for named traits only, and a list
+  /// of all traits known today would miss custom traits defined later. Such callbacks run after
+  /// the node's other registrations.
+  package final func _registerForAllTraitChanges(
+    _ callback: @escaping (TraitNode, TraitCollection) -> Void
+  ) -> TraitChangeRegistration {
+    _register([], observesAllTraits: true) { node, previous in
+      callback(node, previous)
+      return true
+    }
+  }
+
+  // MARK: - Table maintenance
+
+  final func _register(
+    _ traits: [Trait],
+    observesAllTraits: Bool = false,
+    _ callback: @escaping _TraitChangeCallback
+  ) -> TraitChangeRegistration {
+    precondition(
+      !traits.isEmpty || observesAllTraits,
+      "Must pass one or more traits to register for"
+    )
+    var indices = _TraitIndexSet()
+    for trait in traits { indices.insert(_TraitRegistry.index(of: trait)) }
+    let registration = _Registration(
+      traits: indices,
+      baseline: _resolvedStorage(),
+      observesAllTraits: observesAllTraits,
+      callback: callback
+    )
+    let observers: _NodeObservers
+    if let existing = _observers {
+      observers = existing
+    } else {
+      observers = _NodeObservers()
+      _observers = observers
+    }
+    observers.append(registration)
+    _graph?._liveRegistrations += 1
+    _propagateObserved(registration.filter)
+    return TraitChangeRegistration(id: registration.id)
+  }
+
+  final func _killRegistration(at position: Int, in observers: _NodeObservers) {
+    observers.kill(at: position)
+    _graph?._liveRegistrations -= 1
+  }
+
+  private final func _requireObservable<Observed>(as _: Observed.Type) {
+    precondition(
+      self is Observed,
+      "A trait change handler for \(Observed.self) was registered on a \(type(of: self)); "
+        + "its first parameter must accept the observed object"
+    )
+  }
+}

@@ -1,0 +1,78 @@
+extension TraitNode {
+  /// Runs `body` while recording every trait it reads through a node's ``traitCollection``, so
+  /// that a later change of one of those traits runs `invalidation`.
+  ///
+  /// The counterpart of UIKit's automatic trait tracking. The record is kept per (node, slot) and
+  /// each run replaces the slot's previous one, so the dependencies are exactly those of the
+  /// last run. Reads made through a collection obtained inside `body` count too, and so do reads
+  /// of other nodes of the same tree: a change of a recorded trait on the node it was read from
+  /// runs `invalidation` during the next update pass, before that node's registrations, at most
+  /// once per pass. Nested tracked closures record into the innermost slot only. Reads outside
+  /// any tracked closure record nothing and cost nothing extra.
+  ///
+  /// A host wraps the methods it tracks; a view's layout looks like this:
+  ///
+  /// ```swift
+  /// final class MyView: TraitNode {
+  ///   var needsLayout = true
+  ///
+  ///   func layoutIfNeeded() {
+  ///     guard needsLayout else { return }
+  ///     needsLayout = false
+  ///     withTraitTracking(slot: .layout, invalidation: { ($0 as! MyView).needsLayout = true }) {
+  ///       layoutSubviews()
+  ///     }
+  ///   }
+  ///
+  ///   func layoutSubviews() {
+  ///     if traitCollection.horizontalSizeClass == .compact {
+  ///       // Apply compact layout.
+  ///     } else {
+  ///       // Apply regular layout.
+  ///     }
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// Re-running a slot that reads the same traits as last time allocates nothing, as long as
+  /// `invalidation` captures nothing: it receives the node, so it need not.
+  ///
+  /// - Parameters:
+  ///   - slot: The tracked method's slot.
+  ///   - invalidation: Called with this node when a recorded trait changes.
+  ///   - body: The code whose reads to record.
+  /// - Returns: What `body` returns.
+  public final func withTraitTracking<R>(
+    slot: TraitTrackingSlot,
+    invalidation: @escaping (TraitNode) -> Void,
+    _ body: () throws -> R
+  ) rethrows -> R {
+    let tracking = _trackingState()
+    let record = tracking.record(for: slot, owner: self)
+    record.invalidation = invalidation
+    record.beginRun()
+    let graph = _graph
+    let enclosing = _TrackingRecord.active(in: graph)
+    _TrackingRecord.setActive(record, in: graph)
+    defer {
+      _TrackingRecord.setActive(enclosing, in: graph)
+      record.endRun()
+    }
+    return try body()
+  }
+
+  /// Drops the record of `slot`: its invalidation will not run again until the slot is tracked
+  /// anew.
+  ///
+  /// - Parameter slot: The slot to forget.
+  public final func removeTraitTracking(slot: TraitTrackingSlot) {
+    _tracking?.removeRecord(for: slot)
+  }
+
+  final func _trackingState() -> _NodeTracking {
+    if let tracking = _tracking { return tracking }
+    let tracking = _NodeTracking()
+    _tracking = tracking
+    return tracking
+  }
+}

@@ -1,0 +1,202 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+/// A node's automatic-tracking state: the slots it tracks, and the recorded reads of its traits
+/// (by its own slots or other nodes').
+final class _NodeTracking {
+  /// The node's tracked slots.
+  var records: ContiguousArray<_TrackingRecord> = []
+  /// The recorded reads of this node's traits; dead ones are purged when met.
+  var watchers: ContiguousArray<_TraitReadRecorder> = []
+  /// A superset of the traits the live watchers recorded.
+  var observed = _TraitFilter.none
+
+  func record(for slot: TraitTrackingSlot, owner: TraitNode) -> _TrackingRecord {
+    if let record = records.first(where: { $0.slot == slot }) { return record }
+    let record = _TrackingRecord(owner: owner, slot: slot)
+    records.append(record)
+    return record
+  }
+
+  func removeRecord(for slot: TraitTrackingSlot) {
+    guard let position = records.firstIndex(where: { $0.slot == slot }) else { return }
+    records[position].kill()
+    records.remove(at: position)
+  }
+
+  /// Runs the invalidation of every slot that read a trait of `node` that now differs; returns
+  /// how many ran.
+  func invalidate(_ node: TraitNode, current: _Storage, pass: UInt64) -> Int {
+    var invalidations = 0
+    var position = 0
+    var observed = _TraitFilter.none
+    while position < watchers.count {
+      let watcher = watchers[position]
+      guard watcher.isLive else {
+        watchers.remove(at: position)
+        continue
+      }
+      position += 1
+      observed |= watcher.filter
+      guard watcher.baseline !== current,
+        watcher.traits.contains(where: { !current.slotEqual(at: $0, to: watcher.baseline) })
+      else { continue }
+      watcher.baseline = current
+      let record = watcher.record
+      guard record.invalidatedInPass != pass else { continue }
+      record.invalidatedInPass = pass
+      invalidations += 1
+      record.invalidation(record.owner)
+    }
+    self.observed = observed
+    return invalidations
+  }
+
+  func nodeWillDeinit(_ node: TraitNode) {
+    for record in records { record.kill() }
+    for watcher in watchers { watcher.isLive = false }
+  }
+}
+
+@available(*, unavailable)
+extension _NodeTracking: Sendable {}
+
+/// The record of one tracked slot of one node: its invalidation and the reads of its last run.
+final class _TrackingRecord {
+  unowned(unsafe) let owner: TraitNode
+  let slot: TraitTrackingSlot
+  var invalidation: (TraitNode) -> Void = { _ in }
+  /// One entry per node read in the last run (usually just the owner).
+  var dependencies: ContiguousArray<_TraitReadRecorder> = []
+  /// Counts runs; a dependency touched in the current run carries its number.
+  var run: UInt64 = 0
+  var isRecording = false
+  var isLive = true
+  var invalidatedInPass: UInt64 = 0
+  /// The thread running the current run; reads from other threads are not recorded.
+  var thread = pthread_self()
+
+  init(owner: TraitNode, slot: TraitTrackingSlot) {
+    self.owner = owner
+    self.slot = slot
+  }
+
+  func beginRun() {
+    run &+= 1
+    isRecording = true
+    thread = pthread_self()
+  }
+
+  /// Ends a run: dependencies this run did not touch are dropped.
+  func endRun() {
+    isRecording = false
+    dependencies.removeAll { dependency in
+      guard dependency.run != run else { return false }
+      dependency.isLive = false
+      return true
+    }
+  }
+
+  func kill() {
+    isLive = false
+    isRecording = false
+    for dependency in dependencies { dependency.isLive = false }
+    dependencies.removeAll()
+    invalidation = { _ in }
+  }
+
+  /// The recorder for reads of `node`'s traits in the current run, whose collection is
+  /// `storage`.
+  func dependency(on node: TraitNode, storage: _Storage) -> _TraitReadRecorder {
+    for dependency in dependencies where dependency.node === node && dependency.isLive {
+      if dependency.run != run { dependency.reset(run: run, baseline: storage) }
+      return dependency
+    }
+    let dependency = _TraitReadRecorder(record: self, node: node, run: run, baseline: storage)
+    dependencies.append(dependency)
+    node._trackingState().watchers.append(dependency)
+    return dependency
+  }
+
+  /// The innermost record running on `graph` (or, for a detached tree, on this thread).
+  @inline(__always) static func active(in graph: TraitGraph?) -> _TrackingRecord? {
+    if let graph { return graph._activeRecorder }
+    return pthread_getspecific(_detachedRecordKey).map {
+      Unmanaged<_TrackingRecord>.fromOpaque($0).takeUnretainedValue()
+    }
+  }
+
+  static func setActive(_ record: _TrackingRecord?, in graph: TraitGraph?) {
+    if let graph {
+      graph._activeRecorder = record
+    } else {
+      pthread_setspecific(
+        _detachedRecordKey,
+        record.map { Unmanaged.passUnretained($0).toOpaque() }
+      )
+    }
+  }
+}
+
+@available(*, unavailable)
+extension _TrackingRecord: Sendable {}
+
+/// The reads of one node's traits recorded by one tracked slot in its last run.
+///
+/// Collections obtained inside a tracked closure carry their recorder, so that reads made
+/// through them are recorded too.
+final class _TraitReadRecorder: @unchecked Sendable {
+  // NB: `@unchecked`: collections carrying a recorder may cross threads, but `record(_:)` only
+  // writes on the thread running the tracked closure and ignores every other thread.
+  unowned(unsafe) let record: _TrackingRecord
+  unowned(unsafe) let node: TraitNode
+  var traits = _TraitIndexSet()
+  var filter = _TraitFilter.none
+  /// The node's collection when the traits were read, or when the invalidation last ran.
+  var baseline: _Storage
+  var run: UInt64
+  /// False once the slot's record, the read node, or the run that made it is gone.
+  var isLive = true
+
+  init(record: _TrackingRecord, node: TraitNode, run: UInt64, baseline: _Storage) {
+    self.record = record
+    self.node = node
+    self.run = run
+    self.baseline = baseline
+  }
+
+  func reset(run: UInt64, baseline: _Storage) {
+    self.run = run
+    self.baseline = baseline
+    traits = _TraitIndexSet()
+    filter = .none
+  }
+
+  /// Records a read of the trait with dense index `index`.
+  func record(_ index: Int) {
+    guard isLive, record.isRecording, record.run == run,
+      pthread_equal(record.thread, pthread_self()) != 0
+    else { return }
+    if traits.contains(index) { return }
+    traits.insert(index)
+    let bit = _TraitFilter(index: index)
+    guard !filter.contains(bit) else { return }
+    filter |= bit
+    node._trackingState().observed |= bit
+    node._propagateObserved(bit)
+  }
+}
+
+private let _detachedRecordKey: pthread_key_t = {
+  var key = pthread_key_t()
+  let status = pthread_key_create(&key, nil)
+  precondition(status == 0, "TraitKit could not create its thread-local key (error \(status))")
+  return key
+}()
