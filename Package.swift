@@ -13,17 +13,30 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
   name: "TraitKit",
   products: [
-    .library(name: "TraitKit", targets: ["TraitKit"])
+    .library(name: "TraitKit", targets: ["TraitKit"]),
+    .library(name: "TraitKitLegacy", targets: ["TraitKitLegacy"]),
   ],
   targets: [
     .target(
       name: "TraitKit",
       swiftSettings: strictSettings
     ),
+    .target(
+      name: "TraitKitLegacy",
+      dependencies: ["TraitKit"],
+      swiftSettings: strictSettings
+    ),
     .testTarget(
       name: "TraitKitTests",
       dependencies: ["TraitKit"],
       swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "TraitKitLegacyTests",
+      dependencies: ["TraitKit", "TraitKitLegacy"],
+      // The legacy adapter is deprecated on purpose; its own tests use it and say so here, for
+      // this target only.
+      swiftSettings: strictSettings + [.treatWarning("DeprecatedDeclaration", as: .warning)]
     ),
   ],
   swiftLanguageModes: [.v6]

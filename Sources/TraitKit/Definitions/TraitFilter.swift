@@ -34,6 +34,10 @@ struct _TraitFilter: Equatable {
     _TraitFilter(low: lhs.low | rhs.low, high: lhs.high | rhs.high)
   }
 
+  @inline(__always) static func & (lhs: _TraitFilter, rhs: _TraitFilter) -> _TraitFilter {
+    _TraitFilter(low: lhs.low & rhs.low, high: lhs.high & rhs.high)
+  }
+
   @inline(__always) static func |= (lhs: inout _TraitFilter, rhs: _TraitFilter) {
     lhs.low |= rhs.low
     lhs.high |= rhs.high

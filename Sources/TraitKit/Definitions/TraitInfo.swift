@@ -46,7 +46,7 @@ final class _TraitInfo: Sendable {
     } else {
       self.hashSlot = nil
     }
-    self.describeSlot = { slot in String(describing: Coding.value(slot, default: T.defaultValue)) }
+    self.describeSlot = { slot in _describe(Coding.value(slot, default: T.defaultValue)) }
     self.coding = _TraitCoding(trait)
   }
 
@@ -76,6 +76,24 @@ final class _TraitInfo: Sendable {
       // NB: `T.Value` is `H`; the cast restores what the compiler cannot see. Not a hot path.
       let value = _SlotCoding<T.Value>.value(slot, default: T.defaultValue)
       hasher.combine(value as! H)
+    }
+  }
+}
+
+/// Describes a trait value for debug output, without `Optional(…)` around optional values.
+private func _describe<Value>(_ value: Value) -> String {
+  (value as? any _OptionalDescribing)?._unwrappedDescription ?? String(describing: value)
+}
+
+private protocol _OptionalDescribing {
+  var _unwrappedDescription: String { get }
+}
+
+extension Optional: _OptionalDescribing {
+  fileprivate var _unwrappedDescription: String {
+    switch self {
+    case .some(let wrapped): String(describing: wrapped)
+    case .none: "nil"
     }
   }
 }

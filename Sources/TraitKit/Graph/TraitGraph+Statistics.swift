@@ -7,8 +7,13 @@ extension TraitGraph {
       public var rounds = 0
       /// The nodes the pass visited, over all rounds.
       public var nodesVisited = 0
-      /// The registration callbacks it delivered, legacy ones included.
+      /// The registration callbacks it delivered (legacy callbacks not included).
       public var callbacksDelivered = 0
+      /// The legacy "did change" callbacks it delivered (see the `TraitKitLegacy` module).
+      public var legacyCallbacksDelivered = 0
+      /// The legacy callbacks in which none of the traits the adopting node declared interesting
+      /// changed: the calls that registering for those traits would have saved.
+      public var wastedLegacyCallbacks = 0
       /// The automatic-tracking invalidations it ran.
       public var invalidationsDelivered = 0
     }

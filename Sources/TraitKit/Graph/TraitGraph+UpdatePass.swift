@@ -177,7 +177,18 @@ extension TraitGraph {
       swap(&previous, &observers.entries[position].baseline)
       let callback = observers.entries[position].callback
       let id = observers.entries[position].id
-      _lastPass.callbacksDelivered += 1
+      if allTraits {
+        _lastPass.legacyCallbacksDelivered += 1
+        if !observers.entries[position].traits.isEmpty,
+          !observers.entries[position].traits.contains(where: {
+            !storage.slotEqual(at: $0, to: previous)
+          })
+        {
+          _lastPass.wastedLegacyCallbacks += 1
+        }
+      } else {
+        _lastPass.callbacksDelivered += 1
+      }
       if !callback(node, TraitCollection(_storage: previous)),
         let current = observers.position(of: id)
       {

@@ -220,6 +220,7 @@ open class TraitNode: TraitEnvironment {
 
   /// Points every node of this subtree at `graph`, updating both graphs' counts.
   private final func _moveSubtree(to graph: TraitGraph?) {
+    let oldGraph = _graph
     var nodes = 0
     var registrations = 0
     var stack = [self]
@@ -230,7 +231,7 @@ open class TraitNode: TraitEnvironment {
       node._resolvedEpoch = 0
       stack.append(contentsOf: node._children)
     }
-    if let old = _graph {
+    if let old = oldGraph {
       old._liveNodes -= nodes
       old._liveRegistrations -= registrations
     }
@@ -253,7 +254,12 @@ open class TraitNode: TraitEnvironment {
   }
 
   /// Records that the traits in `filter` may have changed at this node, for the next pass.
+  ///
+  /// Only traits observed in this node's subtree are kept: an observer that appears later takes
+  /// the then-current collection as its baseline, so nothing else can ever need delivering.
   final func _markPending(_ filter: _TraitFilter) {
+    let filter = filter & _subtreeObserved
+    guard !filter.isEmpty else { return }
     _pending |= filter
     var ancestor = _parent
     while let node = ancestor, !node._hasPendingBelow {

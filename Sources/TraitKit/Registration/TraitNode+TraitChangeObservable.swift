@@ -121,17 +121,27 @@ extension TraitNode: TraitChangeObservable {
 
   /// Registers a callback for every change of any trait of this node's collection.
   ///
-  /// The legacy adapter's wildcard: the public API registers for named traits only, and a list
-  /// of all traits known today would miss custom traits defined later. Such callbacks run after
-  /// the node's other registrations.
+  /// The legacy adapter's wildcard (SPI for `TraitKitLegacy`): the public API registers for named
+  /// traits only, and a list of all traits known today would miss custom traits defined later.
+  /// Such callbacks run after the node's other registrations. A call in which none of
+  /// `interestingTraits` changed counts as wasted in ``TraitGraph/Statistics/Pass``.
+  ///
+  /// - Parameters:
+  ///   - interestingTraits: The traits the adopting code actually uses; may be empty.
+  ///   - callback: Called with this node and its previous collection.
+  /// - Returns: A token for ``unregisterForTraitChanges(_:)``.
   package final func _registerForAllTraitChanges(
+    interestingTraits: [Trait],
     _ callback: @escaping (TraitNode, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
-    _register([], observesAllTraits: true) { node, previous in
+    _register(interestingTraits, observesAllTraits: true) { node, previous in
       callback(node, previous)
       return true
     }
   }
+
+  /// Whether this node has a live wildcard registration (see `_registerForAllTraitChanges`).
+  package final var _observesAllTraitChanges: Bool { (_observers?.allTraitsCount ?? 0) > 0 }
 
   // MARK: - Table maintenance
 

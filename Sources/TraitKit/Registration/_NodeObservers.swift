@@ -66,6 +66,8 @@ extension _NodeObservers: Sendable {}
 /// One registration: the traits it observes, its baseline and its callback.
 struct _Registration {
   let id: UInt64
+  /// The observed traits; for a registration that observes every trait, the traits its owner
+  /// declared interesting (used only to count wasted legacy calls).
   let traits: _TraitIndexSet
   let filter: _TraitFilter
   /// The node's collection when the registration was last called, or when it was made.
