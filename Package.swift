@@ -15,6 +15,7 @@ let package = Package(
   products: [
     .library(name: "TraitKit", targets: ["TraitKit"]),
     .library(name: "TraitKitLegacy", targets: ["TraitKitLegacy"]),
+    .executable(name: "traitkit-bench", targets: ["TraitKitBenchmarks"]),
   ],
   targets: [
     .target(
@@ -25,6 +26,17 @@ let package = Package(
       name: "TraitKitLegacy",
       dependencies: ["TraitKit"],
       swiftSettings: strictSettings
+    ),
+    .target(
+      name: "CTraitKitBenchSupport",
+      path: "Benchmarks/CTraitKitBenchSupport"
+    ),
+    .executableTarget(
+      name: "TraitKitBenchmarks",
+      dependencies: ["TraitKit", "TraitKitLegacy", "CTraitKitBenchSupport"],
+      path: "Benchmarks/TraitKitBenchmarks",
+      // The benchmark measures the deprecated legacy adapter on purpose.
+      swiftSettings: strictSettings + [.treatWarning("DeprecatedDeclaration", as: .warning)]
     ),
     .testTarget(
       name: "TraitKitTests",

@@ -41,7 +41,7 @@ extension TraitCollection {
 /// ``TraitCollection/performAsCurrent(_:)`` hides the cell for its duration so that the
 /// task-local value it sets wins.
 final class _CurrentCell {
-  var collection: TraitCollection?
+  @exclusivity(unchecked) var collection: TraitCollection?
 
   /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
   static var active: _CurrentCell? {

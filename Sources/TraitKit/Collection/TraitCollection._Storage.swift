@@ -3,19 +3,22 @@
 ///
 /// Layout:
 ///
-///     header: count (slots in use), unknown (entries decoded with unknown identifiers, usually nil)
-///     slots:  [_Slot] × count — slot i holds the trait with dense index i
+///     header: count (slots in use), boxes (slots holding a box),
+///             unknown (entries decoded with unknown identifiers, usually nil)
+///     slots:  [_RawSlot] × count — slot i holds the trait with dense index i
 ///
-/// A slot is 16 bytes: `bits` holds a value of at most 8 bytes of plain data unboxed, `box` holds
-/// any other value. A trait beyond `count`, or whose slot holds the default slot (the default's
-/// bits, or no box), is *absent* and reads as its default. Collections are canonical: a write of
-/// a value equal to the default stores the default slot, so "set to the default" and "not set"
-/// are the same collection. Reading a trait is one bounds check and one load.
+/// A slot is 16 bytes of plain data: `bits` holds a value of at most 8 bytes unboxed, `box` an
+/// owned (+1) reference to the box of any other value. Slots are trivially copyable, so copying
+/// a collection is one `memcpy` — plus one retain per box, a loop skipped when `boxes` is 0.
+///
+/// A trait beyond `count`, or whose slot is its default slot (the default's bits, or no box), is
+/// *absent* and reads as its default. Collections are canonical: a write of a value equal to the
+/// default stores the default slot, so "set to the default" and "not set" are the same
+/// collection. Reading a trait is one bounds check and one load.
 ///
 /// Storage is immutable once it is wrapped in a collection; the mutation entry points below are
 /// only called while the buffer is uniquely referenced (copy-on-write).
-final class _Storage: ManagedBuffer<_StorageHeader, _Slot> {
-
+final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   /// The empty collection's storage, shared by every empty collection.
   // NB: `ManagedBuffer` is not `Sendable`; a storage is immutable once shared (see above).
   nonisolated(unsafe) static let empty = _Storage.make(count: 0, minimumCapacity: 0)
@@ -23,20 +26,21 @@ final class _Storage: ManagedBuffer<_StorageHeader, _Slot> {
   /// A buffer with `count` slots, each holding its trait's default slot.
   static func make(count: Int, minimumCapacity: Int) -> _Storage {
     let buffer = _Storage.create(minimumCapacity: Swift.max(count, minimumCapacity)) { _ in
-      _StorageHeader(count: count, unknown: nil)
+      _StorageHeader(count: count, boxes: 0, unknown: nil)
     }
     let storage = unsafeDowncast(buffer, to: _Storage.self)
     storage.withUnsafeMutablePointerToElements { slots in
-      for index in 0..<count {
-        (slots + index).initialize(to: _TraitRegistry.info(at: index).defaultSlot)
-      }
+      _RawSlot.initializeDefaults(slots, indices: 0..<count)
     }
     return storage
   }
 
   deinit {
     withUnsafeMutablePointers { header, slots in
-      _ = slots.deinitialize(count: header.pointee.count)
+      guard header.pointee.boxes > 0 else { return }
+      for index in 0..<header.pointee.count {
+        if let box = slots[index].box { Unmanaged<AnyObject>.fromOpaque(box).release() }
+      }
     }
   }
 
@@ -50,14 +54,20 @@ final class _Storage: ManagedBuffer<_StorageHeader, _Slot> {
         return withUnsafeBytes(of: slots[index].bits) { $0.load(as: T.Value.self) }
       }
       guard let box = slots[index].box else { return T.defaultValue }
-      return unsafeDowncast(box, to: _Box<T.Value>.self).value
+      return unsafeDowncast(
+        Unmanaged<AnyObject>.fromOpaque(box).takeUnretainedValue(),
+        to: _Box<T.Value>.self
+      ).value
     }
   }
 
   /// The slot at `index`, or the trait's default slot beyond `count`.
-  @inline(__always) func slot(at index: Int) -> _Slot {
+  func slot(at index: Int) -> _Slot {
     withUnsafeMutablePointers { header, slots in
-      index < header.pointee.count ? slots[index] : _TraitRegistry.info(at: index).defaultSlot
+      guard index < header.pointee.count else { return _TraitRegistry.info(at: index).defaultSlot }
+      let raw = slots[index]
+      guard let box = raw.box else { return _Slot(bits: raw.bits) }
+      return _Slot(box: Unmanaged<AnyObject>.fromOpaque(box).takeUnretainedValue())
     }
   }
 
@@ -65,16 +75,17 @@ final class _Storage: ManagedBuffer<_StorageHeader, _Slot> {
   /// box): a cheap test that implies equal values.
   @inline(__always) func hasIdenticalSlot(at index: Int, as other: _Storage) -> Bool {
     if self === other { return true }
-    let count = header.count
-    let otherCount = other.header.count
-    if index < count && index < otherCount {
-      return withUnsafeMutablePointerToElements { slots in
-        other.withUnsafeMutablePointerToElements { otherSlots in
-          slots[index].bits == otherSlots[index].bits && slots[index].box === otherSlots[index].box
-        }
-      }
+    let lhs = rawSlot(at: index)
+    let rhs = other.rawSlot(at: index)
+    return lhs.bits == rhs.bits && lhs.box == rhs.box
+  }
+
+  /// The raw slot at `index`, or the trait's default slot beyond `count`.
+  @inline(__always) func rawSlot(at index: Int) -> _RawSlot {
+    withUnsafeMutablePointers { header, slots in
+      index < header.pointee.count
+        ? slots[index] : _RawSlot(bits: _TraitRegistry.defaultBits(index..<index + 1)[0], box: nil)
     }
-    return index >= count && index >= otherCount
   }
 
   /// Whether the trait at `index` holds equal values in `self` and `other`.
@@ -86,9 +97,8 @@ final class _Storage: ManagedBuffer<_StorageHeader, _Slot> {
   /// Whether the trait at `index` holds a value other than its default.
   func isPresent(at index: Int, info: _TraitInfo) -> Bool {
     guard index < count else { return false }
-    return withUnsafeMutablePointerToElements { slots in
-      info.isInline ? slots[index].bits != info.defaultBits : slots[index].box != nil
-    }
+    let raw = rawSlot(at: index)
+    return info.isInline ? raw.bits != info.defaultBits : raw.box != nil
   }
 
   /// The dense indices of the traits that hold a value other than their default.
@@ -103,26 +113,53 @@ final class _Storage: ManagedBuffer<_StorageHeader, _Slot> {
     let oldCount = count
     let resultCount = Swift.max(oldCount, newCount)
     let buffer = _Storage.create(minimumCapacity: resultCount) { _ in
-      _StorageHeader(count: resultCount, unknown: nil)
+      _StorageHeader(count: resultCount, boxes: header.boxes, unknown: header.unknown)
     }
     let copy = unsafeDowncast(buffer, to: _Storage.self)
-    copy.header.unknown = header.unknown
     withUnsafeMutablePointerToElements { source in
       copy.withUnsafeMutablePointerToElements { target in
         target.initialize(from: source, count: oldCount)
-        for index in oldCount..<resultCount {
-          (target + index).initialize(to: _TraitRegistry.info(at: index).defaultSlot)
+        _RawSlot.initializeDefaults(target, indices: oldCount..<resultCount)
+        guard header.boxes > 0 else { return }
+        for index in 0..<oldCount {
+          if let box = target[index].box { _ = Unmanaged<AnyObject>.fromOpaque(box).retain() }
         }
       }
     }
     return copy
   }
 
-  /// Stores `slot` at `index`.
+  /// Stores `slot` at `index`, retaining its box and releasing the one it replaces.
   ///
   /// - Precondition: the buffer is uniquely referenced and `index < count`.
   @inline(__always) func store(_ slot: _Slot, at index: Int) {
-    withUnsafeMutablePointerToElements { slots in slots[index] = slot }
+    withUnsafeMutablePointers { header, slots in
+      let old = slots[index].box
+      var new: UnsafeMutableRawPointer?
+      if let box = slot.box {
+        new = Unmanaged.passRetained(box).toOpaque()
+        header.pointee.boxes += 1
+      }
+      slots[index] = _RawSlot(bits: slot.bits, box: new)
+      if let old {
+        Unmanaged<AnyObject>.fromOpaque(old).release()
+        header.pointee.boxes -= 1
+      }
+    }
+  }
+}
+
+/// A slot as stored: plain data, its box (if any) owned by the storage.
+struct _RawSlot {
+  var bits: UInt64
+  var box: UnsafeMutableRawPointer?
+
+  /// Initializes `slots[indices]` with the default slots of those traits.
+  static func initializeDefaults(_ slots: UnsafeMutablePointer<_RawSlot>, indices: Range<Int>) {
+    guard !indices.isEmpty else { return }
+    for (offset, bits) in _TraitRegistry.defaultBits(indices).enumerated() {
+      (slots + indices.lowerBound + offset).initialize(to: _RawSlot(bits: bits, box: nil))
+    }
   }
 }
 
@@ -130,6 +167,8 @@ final class _Storage: ManagedBuffer<_StorageHeader, _Slot> {
 struct _StorageHeader {
   /// The number of initialized slots.
   var count: Int
+  /// The number of slots that hold a box.
+  var boxes: Int
   /// Encoded entries whose identifiers named no known trait, kept so that they are written back.
   var unknown: _UnknownTraitEntries?
 }
@@ -137,7 +176,7 @@ struct _StorageHeader {
 extension _Storage {
   /// Makes `storage` uniquely referenced with at least `count` slots, copying at most once.
   @inline(__always) static func makeUnique(_ storage: inout _Storage, count: Int) {
-    if !isKnownUniquelyReferenced(&storage) || storage.count < count || storage === _Storage.empty {
+    if !isKnownUniquelyReferenced(&storage) || storage.count < count {
       storage = storage.copy(count: count)
     }
   }

@@ -9,10 +9,12 @@ import Synchronization
 ///
 /// Layout of a published table (all words are `UInt`):
 ///
-///     [mask] [count] [key₀ index₀] [key₁ index₁] … [key_mask index_mask] [info₀] … [info_count-1]
+///     [mask] [count] [key₀ index₀] … [key_mask index_mask] [info₀] … [info_count-1]
+///     [default₀] … [default_count-1]
 ///
-/// where a key is a metatype's address (0 marks an empty slot) and an info is an unretained
-/// `_TraitInfo` pointer ordered by index. Tables are never freed: each one stays reachable from
+/// where a key is a metatype's address (0 marks an empty slot), an info is an unretained
+/// `_TraitInfo` pointer ordered by index, and a default is the bits of the trait's default slot
+/// (0 for a boxed trait, whose default slot holds no box). Tables are never freed: each one stays reachable from
 /// the registry's state, so readers never race a free. A process uses a few dozen trait types,
 /// and the tables of n types take O(n²) words in all.
 enum _TraitRegistry {
@@ -45,6 +47,18 @@ enum _TraitRegistry {
 
   /// The number of trait types registered so far; every dense index is below it.
   static var count: Int { Int(bitPattern: currentTable()[1]) }
+
+  /// The default slots' bits of the traits with dense indices `range`, in order.
+  ///
+  /// - Precondition: every index in `range` is registered.
+  static func defaultBits(_ range: Range<Int>) -> UnsafeBufferPointer<UInt64> {
+    let table = currentTable()
+    let mask = Int(bitPattern: table[0])
+    let count = Int(bitPattern: table[1])
+    let defaults = UnsafeRawPointer(table + 2 + 2 * (mask + 1) + count)
+      .assumingMemoryBound(to: UInt64.self)
+    return UnsafeBufferPointer(start: defaults + range.lowerBound, count: range.count)
+  }
 
   /// The trait registered under `identifier`, if any.
   static func info(forIdentifier identifier: String) -> _TraitInfo? {
@@ -116,7 +130,7 @@ private struct _RegistryState: ~Copyable {
     var capacity = 16
     while capacity < infos.count * 2 { capacity *= 2 }
     let mask = capacity - 1
-    let words = 2 + 2 * capacity + infos.count
+    let words = 2 + 2 * capacity + 2 * infos.count
     let table = UnsafeMutablePointer<UInt>.allocate(capacity: words)
     table.initialize(repeating: 0, count: words)
     table[0] = UInt(bitPattern: mask)
@@ -131,6 +145,7 @@ private struct _RegistryState: ~Copyable {
       table[2 + 2 * capacity + info.index] = UInt(
         bitPattern: Unmanaged.passUnretained(info).toOpaque()
       )
+      table[2 + 2 * capacity + infos.count + info.index] = UInt(info.defaultBits)
     }
     tables.append(table)
     _TraitRegistry.published.store(UInt(bitPattern: table), ordering: .releasing)

@@ -153,8 +153,16 @@ extension TraitGraph {
   ) {
     // Registrations made together usually share a baseline and traits: compare once for them.
     var memoBaseline: _Storage?
-    var memoTraits = _TraitIndexSet()
+    var memoFilter = _TraitFilter.none
     var memoChanged = false
+    var callbacks = 0
+    var legacyCallbacks = 0
+    var wastedLegacyCallbacks = 0
+    defer {
+      _lastPass.callbacksDelivered += callbacks
+      _lastPass.legacyCallbacksDelivered += legacyCallbacks
+      _lastPass.wastedLegacyCallbacks += wastedLegacyCallbacks
+    }
     for position in 0..<end {
       guard position < observers.entries.count else { return }
       guard observers.entries[position].isLive,
@@ -163,14 +171,17 @@ extension TraitGraph {
       else { continue }
       let changed: Bool
       if let memo = memoBaseline, memo === observers.entries[position].baseline,
-        memoTraits == observers.entries[position].traits
+        observers.entries[position].filterIsExact,
+        memoFilter == observers.entries[position].filter
       {
         changed = memoChanged
       } else {
         changed = observers.entries[position].sawChange(in: storage)
-        memoBaseline = observers.entries[position].baseline
-        memoTraits = observers.entries[position].traits
-        memoChanged = changed
+        if observers.entries[position].filterIsExact {
+          memoBaseline = observers.entries[position].baseline
+          memoFilter = observers.entries[position].filter
+          memoChanged = changed
+        }
       }
       guard changed else { continue }
       var previous = storage
@@ -178,16 +189,16 @@ extension TraitGraph {
       let callback = observers.entries[position].callback
       let id = observers.entries[position].id
       if allTraits {
-        _lastPass.legacyCallbacksDelivered += 1
+        legacyCallbacks += 1
         if !observers.entries[position].traits.isEmpty,
           !observers.entries[position].traits.contains(where: {
             !storage.slotEqual(at: $0, to: previous)
           })
         {
-          _lastPass.wastedLegacyCallbacks += 1
+          wastedLegacyCallbacks += 1
         }
       } else {
-        _lastPass.callbacksDelivered += 1
+        callbacks += 1
       }
       if !callback(node, TraitCollection(_storage: previous)),
         let current = observers.position(of: id)

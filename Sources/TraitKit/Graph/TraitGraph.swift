@@ -48,26 +48,27 @@ public final class TraitGraph {
 
   // MARK: - State
 
-  var _baseTraits: TraitCollection
+  // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
+  @exclusivity(unchecked) var _baseTraits: TraitCollection
   /// Advances on every change of a value or of the tree's shape; cached collections whose epoch
   /// differs revalidate on their next read.
-  var _epoch: UInt64 = 1
+  @exclusivity(unchecked) var _epoch: UInt64 = 1
   /// Whether a change waits for a pass; `onNeedsUpdate` runs when this becomes true.
-  var _isDirty = false
+  @exclusivity(unchecked) var _isDirty = false
   /// Whether a pass is running; a nested pass is a no-op.
-  var _isUpdating = false
+  @exclusivity(unchecked) var _isUpdating = false
   /// Counts passes, so that a tracked slot is invalidated at most once per pass.
-  var _passNumber: UInt64 = 0
-  var _liveNodes = 0
-  var _liveRegistrations = 0
-  var _lastPass = Statistics.Pass()
+  @exclusivity(unchecked) var _passNumber: UInt64 = 0
+  @exclusivity(unchecked) var _liveNodes = 0
+  @exclusivity(unchecked) var _liveRegistrations = 0
+  @exclusivity(unchecked) var _lastPass = Statistics.Pass()
   /// The innermost tracked closure running on a node of this graph.
-  var _activeRecorder: _TrackingRecord?
+  @exclusivity(unchecked) var _activeRecorder: _TrackingRecord?
   /// Publishes `TraitCollection.current` during a pass.
   let _currentCell = _CurrentCell()
   /// Reused buffers, so that steady-state passes and reads allocate nothing.
-  var _walkStack: ContiguousArray<_WalkFrame> = []
-  var _scratch: [TraitNode] = []
+  @exclusivity(unchecked) var _walkStack: ContiguousArray<_WalkFrame> = []
+  @exclusivity(unchecked) var _scratch: [TraitNode] = []
 
   func _noteDirty() {
     guard !_isDirty else { return }

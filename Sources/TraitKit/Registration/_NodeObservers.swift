@@ -12,16 +12,17 @@
 /// compacted away when no delivery is walking the table. Entries stay sorted by id, so a token is
 /// found by binary search.
 final class _NodeObservers {
-  var entries: ContiguousArray<_Registration> = []
+  // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
+  @exclusivity(unchecked) var entries: ContiguousArray<_Registration> = []
   /// The number of entries that are not tombstones.
-  var liveCount = 0
+  @exclusivity(unchecked) var liveCount = 0
   /// A superset of the traits the live entries observe.
-  var observed = _TraitFilter.none
+  @exclusivity(unchecked) var observed = _TraitFilter.none
   /// How many deliveries are walking `entries`; compaction waits until none is.
-  var deliveryDepth = 0
-  var tombstones = 0
+  @exclusivity(unchecked) var deliveryDepth = 0
+  @exclusivity(unchecked) var tombstones = 0
   /// The live entries that observe every trait (legacy callbacks).
-  var allTraitsCount = 0
+  @exclusivity(unchecked) var allTraitsCount = 0
 
   func append(_ registration: _Registration) {
     entries.append(registration)
@@ -70,6 +71,9 @@ struct _Registration {
   /// declared interesting (used only to count wasted legacy calls).
   let traits: _TraitIndexSet
   let filter: _TraitFilter
+  /// Whether `filter` is exactly `traits` (every index below 128), so that it can stand in for
+  /// them on the delivery path.
+  let filterIsExact: Bool
   /// The node's collection when the registration was last called, or when it was made.
   var baseline: _Storage
   /// Calls the handler; returns `false` when the registration's target is gone.
@@ -88,6 +92,7 @@ struct _Registration {
     self.id = TraitChangeRegistration.next().id
     self.traits = traits
     self.filter = observesAllTraits ? .all : traits.filter
+    self.filterIsExact = !observesAllTraits && traits.allSatisfy { $0 < 128 }
     self.baseline = baseline
     self.callback = callback
     self.observesAllTraits = observesAllTraits
@@ -103,6 +108,19 @@ struct _Registration {
   func sawChange(in current: _Storage) -> Bool {
     if baseline === current { return false }
     if observesAllTraits { return !baseline.isEqual(to: current) }
+    if filterIsExact {
+      var low = filter.low
+      while low != 0 {
+        if !current.slotEqual(at: low.trailingZeroBitCount, to: baseline) { return true }
+        low &= low &- 1
+      }
+      var high = filter.high
+      while high != 0 {
+        if !current.slotEqual(at: 64 + high.trailingZeroBitCount, to: baseline) { return true }
+        high &= high &- 1
+      }
+      return false
+    }
     return traits.contains { !current.slotEqual(at: $0, to: baseline) }
   }
 

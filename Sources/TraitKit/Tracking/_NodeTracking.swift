@@ -12,11 +12,11 @@ import Android
 /// (by its own slots or other nodes').
 final class _NodeTracking {
   /// The node's tracked slots.
-  var records: ContiguousArray<_TrackingRecord> = []
+  @exclusivity(unchecked) var records: ContiguousArray<_TrackingRecord> = []
   /// The recorded reads of this node's traits; dead ones are purged when met.
-  var watchers: ContiguousArray<_TraitReadRecorder> = []
+  @exclusivity(unchecked) var watchers: ContiguousArray<_TraitReadRecorder> = []
   /// A superset of the traits the live watchers recorded.
-  var observed = _TraitFilter.none
+  @exclusivity(unchecked) var observed = _TraitFilter.none
 
   func record(for slot: TraitTrackingSlot, owner: TraitNode) -> _TrackingRecord {
     if let record = records.first(where: { $0.slot == slot }) { return record }

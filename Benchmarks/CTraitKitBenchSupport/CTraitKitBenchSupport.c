@@ -1,0 +1,78 @@
+// Exact allocation counting for traitkit-bench.
+//
+// On glibc, the executable defines malloc/calloc/realloc/free and the aligned allocators and
+// forwards them to glibc's internal entry points; the dynamic linker binds every library of the
+// process (the Swift runtime included) to these definitions, so each heap allocation is counted.
+#include "CTraitKitBenchSupport.h"
+
+#if defined(__GLIBC__)
+#include <errno.h>
+#include <malloc.h>
+#include <stdatomic.h>
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *pointer, size_t size);
+extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *pointer);
+
+static _Atomic uint64_t allocations = 0;
+
+static inline void count(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
+
+void *malloc(size_t size) {
+  count();
+  return __libc_malloc(size);
+}
+
+void *calloc(size_t count_, size_t size) {
+  count();
+  return __libc_calloc(count_, size);
+}
+
+void *realloc(void *pointer, size_t size) {
+  if (pointer == NULL) count();
+  return __libc_realloc(pointer, size);
+}
+
+void free(void *pointer) { __libc_free(pointer); }
+
+void *memalign(size_t alignment, size_t size) {
+  count();
+  return __libc_memalign(alignment, size);
+}
+
+void *aligned_alloc(size_t alignment, size_t size) {
+  count();
+  return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void **result, size_t alignment, size_t size) {
+  count();
+  void *pointer = __libc_memalign(alignment, size);
+  if (pointer == NULL) return ENOMEM;
+  *result = pointer;
+  return 0;
+}
+
+uint64_t tkb_allocation_count(void) {
+  return atomic_load_explicit(&allocations, memory_order_relaxed);
+}
+
+int tkb_counts_allocations(void) { return 1; }
+
+size_t tkb_heap_bytes_in_use(void) {
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
+void tkb_trim_heap(void) { malloc_trim(0); }
+
+#else
+
+uint64_t tkb_allocation_count(void) { return 0; }
+int tkb_counts_allocations(void) { return 0; }
+size_t tkb_heap_bytes_in_use(void) { return 0; }
+void tkb_trim_heap(void) {}
+
+#endif

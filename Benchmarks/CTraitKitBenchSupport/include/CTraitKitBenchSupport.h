@@ -1,0 +1,21 @@
+#ifndef CTRAITKITBENCHSUPPORT_H
+#define CTRAITKITBENCHSUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// The number of heap allocations (malloc, calloc, realloc of a new block, aligned allocations)
+/// made by this process so far, counted exactly by interposing the allocator in the benchmark
+/// executable. Returns 0 forever where interposition is unavailable (non-glibc platforms).
+uint64_t tkb_allocation_count(void);
+
+/// Whether allocations are being counted on this platform.
+int tkb_counts_allocations(void);
+
+/// Bytes of heap in use, from glibc's mallinfo2 (0 elsewhere).
+size_t tkb_heap_bytes_in_use(void);
+
+/// Returns freed heap memory to the system where supported (malloc_trim), for stable readings.
+void tkb_trim_heap(void);
+
+#endif

@@ -1,0 +1,101 @@
+/// The floor: a hand-written trait tree doing only the necessary work.
+///
+/// Per node: 32 resolved `Int` values in one flat array, a mask of the traits it overrides, its
+/// observers as `(mask, closure)` pairs, and a 32-bit summary of the traits observed in its
+/// subtree. A write at a node updates resolved values down the subtree, descending only where
+/// someone observes the trait and no override shields it, with an explicit stack, and calls the
+/// observers of that trait. Observation and NotificationCenter reuse this walk (`visit`), so
+/// their figures isolate notification cost.
+final class FloorTree {
+  let shape: TreeShape
+  var values: [Int]
+  var overridden: [UInt32]
+  var observers: [ContiguousArray<(mask: UInt32, callback: () -> Void)>]
+  var subtreeObserved: [UInt32]
+  var nodesVisited = 0
+  private var stack: [Int] = []
+
+  init(_ shape: TreeShape) {
+    self.shape = shape
+    values = [Int](repeating: 0, count: shape.count * 32)
+    overridden = [UInt32](repeating: 0, count: shape.count)
+    observers = [ContiguousArray<(mask: UInt32, callback: () -> Void)>](
+      repeating: [],
+      count: shape.count
+    )
+    subtreeObserved = [UInt32](repeating: 0, count: shape.count)
+  }
+
+  /// Adds an observer of the traits in `mask` at `node`.
+  func observe(_ node: Int, mask: UInt32, _ callback: @escaping () -> Void) {
+    observers[node].append((mask, callback))
+    var current = node
+    while current >= 0, subtreeObserved[current] & mask != mask {
+      subtreeObserved[current] |= mask
+      current = shape.parent[current]
+    }
+  }
+
+  /// Overrides `trait` at `node` (without notifying: used while building).
+  func setOverride(_ node: Int, trait: Int, value: Int) {
+    overridden[node] |= 1 << UInt32(trait)
+    for member in shape.subtree(of: node) where member == node || !shields(member, trait, node) {
+      values[member * 32 + trait] = value
+    }
+  }
+
+  private func shields(_ member: Int, _ trait: Int, _ top: Int) -> Bool {
+    var current = member
+    while current != top {
+      if overridden[current] & (1 << UInt32(trait)) != 0 { return true }
+      current = shape.parent[current]
+    }
+    return false
+  }
+
+  /// Writes `value` for `trait` at `node` and calls the observers of the nodes whose value
+  /// changed; `visit` runs at each such node instead, when given (for peers).
+  func write(_ node: Int, trait: Int, value: Int, visit: ((Int) -> Void)? = nil) {
+    let bit = UInt32(1) << UInt32(trait)
+    if values[node * 32 + trait] == value { return }
+    stack.removeAll(keepingCapacity: true)
+    stack.append(node)
+    while let current = stack.popLast() {
+      nodesVisited += 1
+      values[current * 32 + trait] = value
+      if let visit {
+        visit(current)
+      } else {
+        for observer in observers[current] where observer.mask & bit != 0 { observer.callback() }
+      }
+      for child in shape.children[current]
+      where subtreeObserved[child] & bit != 0 && overridden[child] & bit == 0 {
+        stack.append(child)
+      }
+    }
+  }
+
+  /// Writes several traits at `node` in one batch and calls each observer whose mask meets them
+  /// once.
+  func writeBatch(_ node: Int, traits: [(trait: Int, value: Int)]) {
+    var mask: UInt32 = 0
+    for (trait, value) in traits where values[node * 32 + trait] != value {
+      mask |= 1 << UInt32(trait)
+    }
+    guard mask != 0 else { return }
+    stack.removeAll(keepingCapacity: true)
+    stack.append(node)
+    while let current = stack.popLast() {
+      nodesVisited += 1
+      for (trait, value) in traits
+      where overridden[current] & (1 << UInt32(trait)) == 0 || current == node {
+        values[current * 32 + trait] = value
+      }
+      for observer in observers[current] where observer.mask & mask != 0 { observer.callback() }
+      for child in shape.children[current]
+      where subtreeObserved[child] & mask & ~overridden[child] != 0 {
+        stack.append(child)
+      }
+    }
+  }
+}

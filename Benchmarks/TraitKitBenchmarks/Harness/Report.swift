@@ -1,0 +1,198 @@
+import Foundation
+
+/// Output formats of `traitkit-bench`.
+enum OutputFormat: String {
+  case table, markdown, csv, json
+}
+
+/// Renders results in the chosen format.
+struct Report {
+  let host: Host
+  let results: [PointResult]
+  let summaries: [String: String]
+  let notes: [String]
+
+  func render(_ format: OutputFormat) -> String {
+    switch format {
+    case .table: renderText(markdown: false)
+    case .markdown: renderText(markdown: true)
+    case .csv: renderCSV()
+    case .json: renderJSON()
+    }
+  }
+
+  // MARK: - Text
+
+  private func renderText(markdown: Bool) -> String {
+    var out = ""
+    if markdown {
+      out += "# traitkit-bench\n\n| host | |\n|---|---|\n"
+      for (key, value) in host.fields { out += "| \(key) | \(value) |\n" }
+    } else {
+      out += "traitkit-bench — " + host.fields.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
+      out += "\n"
+    }
+    for note in notes { out += (markdown ? "\n> " : "note: ") + note + "\n" }
+    var lastScenario = ""
+    for group in groupedPoints() {
+      let first = group[0]
+      if first.scenarioID != lastScenario {
+        lastScenario = first.scenarioID
+        let title =
+          "\(first.scenarioID) \(first.scenarioName) — \(summaries[first.scenarioID] ?? "")"
+        out += markdown ? "\n## \(title)\n" : "\n\(String(repeating: "=", count: 100))\n\(title)\n"
+      }
+      out +=
+        markdown
+        ? "\n### \(first.paramsDescription) (ns per \(first.unit))\n\n"
+        : "\n\(first.paramsDescription) — ns per \(first.unit)\n"
+      let headers = [
+        "Contender", "p0", "p25", "p50", "p75", "p90", "p99", "p100", "Samples", "cb/op",
+        "allocs/op", "visited/op", "bytes", "×floor",
+      ]
+      let rows = group.map { result in
+        [
+          result.contender.rawValue,
+          format(result.percentile(0)), format(result.percentile(25)),
+          format(result.percentile(50)),
+          format(result.percentile(75)), format(result.percentile(90)),
+          format(result.percentile(99)),
+          format(result.percentile(100)), "\(result.nanoseconds.count)",
+          format(result.callbacksPerOperation),
+          result.allocationsPerOperation.map(format) ?? "–",
+          result.nodesVisitedPerOperation.map(format) ?? "–",
+          result.bytes.map { "\($0)" } ?? "–",
+          result.ratioToFloor.map { String(format: "%.2f", $0) } ?? "–",
+        ]
+      }
+      out += markdown ? markdownTable(headers, rows) : textTable(headers, rows)
+    }
+    out +=
+      markdown
+      ? "\n## Ratios to the floor (median)\n\n"
+      : "\n\(String(repeating: "=", count: 100))\nRatios to the floor (median ns per unit; lower is better)\n"
+    let contenders = Contender.allCases.filter { c in results.contains { $0.contender == c } }
+    let headers = ["Scenario", "Point", "Unit"] + contenders.map(\.rawValue)
+    let rows = groupedPoints().map { group in
+      [group[0].scenarioID, group[0].paramsDescription, group[0].unit]
+        + contenders.map { contender in
+          group.first { $0.contender == contender }?.ratioToFloor.map {
+            String(format: "%.2f", $0)
+          } ?? "–"
+        }
+    }
+    out += markdown ? markdownTable(headers, rows) : textTable(headers, rows)
+    return out
+  }
+
+  private func groupedPoints() -> [[PointResult]] {
+    var groups: [[PointResult]] = []
+    for result in results {
+      if let last = groups.last?.first, last.scenarioID == result.scenarioID,
+        last.paramsDescription == result.paramsDescription
+      {
+        groups[groups.count - 1].append(result)
+      } else {
+        groups.append([result])
+      }
+    }
+    return groups
+  }
+
+  private func format(_ value: Double) -> String {
+    if value.isNaN { return "–" }
+    if value == value.rounded() && abs(value) < 1e6 { return String(Int(value)) }
+    if abs(value) >= 100 { return String(format: "%.0f", value) }
+    if abs(value) >= 10 { return String(format: "%.1f", value) }
+    return String(format: "%.2f", value)
+  }
+
+  private func textTable(_ headers: [String], _ rows: [[String]]) -> String {
+    let widths = headers.indices.map { column in
+      ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+      cells.enumerated().map { index, cell in
+        index == 0
+          ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+          : String(repeating: " ", count: widths[index] - cell.count) + cell
+      }.joined(separator: "  ")
+    }
+    return
+      ([line(headers), String(repeating: "-", count: widths.reduce(0, +) + 2 * (widths.count - 1))]
+      + rows.map(line)).joined(separator: "\n") + "\n"
+  }
+
+  private func markdownTable(_ headers: [String], _ rows: [[String]]) -> String {
+    var out = "| " + headers.joined(separator: " | ") + " |\n"
+    out += "|" + headers.map { _ in "---|" }.joined() + "\n"
+    for row in rows { out += "| " + row.joined(separator: " | ") + " |\n" }
+    return out
+  }
+
+  // MARK: - CSV and JSON
+
+  private func renderCSV() -> String {
+    var out =
+      "scenario,name,contender,params,unit,p0_ns,p25_ns,median_ns,p75_ns,p90_ns,p99_ns,p100_ns,"
+      + "samples,callbacks_per_op,allocs_per_op,nodes_visited_per_op,bytes,ratio_to_floor\n"
+    for result in results {
+      let fields: [String] = [
+        result.scenarioID, result.scenarioName, result.contender.rawValue,
+        "\"\(result.paramsDescription)\"", result.unit,
+      ]
+      let percentiles = [0.0, 25, 50, 75, 90, 99, 100].map { String(result.percentile($0)) }
+      let rest: [String] = [
+        "\(result.nanoseconds.count)", String(result.callbacksPerOperation),
+        result.allocationsPerOperation.map { String($0) } ?? "",
+        result.nodesVisitedPerOperation.map { String($0) } ?? "",
+        result.bytes.map { String($0) } ?? "",
+        result.ratioToFloor.map { String($0) } ?? "",
+      ]
+      out += (fields + percentiles + rest).joined(separator: ",") + "\n"
+    }
+    return out
+  }
+
+  private func renderJSON() -> String {
+    func number(_ value: Double?) -> Any {
+      guard let value, value.isFinite else { return NSNull() }
+      return value
+    }
+    var hostObject: [String: Any] = [:]
+    for (key, value) in host.fields { hostObject[key] = value }
+    hostObject["notes"] = notes
+    let entries: [[String: Any]] = results.map { result in
+      var params: [String: Int] = [:]
+      for (key, value) in result.params { params[key] = value }
+      return [
+        "scenario": result.scenarioID,
+        "name": result.scenarioName,
+        "contender": result.contender.rawValue,
+        "params": params,
+        "unit": result.unit,
+        "median_ns": number(result.median),
+        "p0_ns": number(result.percentile(0)),
+        "p25_ns": number(result.percentile(25)),
+        "p75_ns": number(result.percentile(75)),
+        "p90_ns": number(result.percentile(90)),
+        "p99_ns": number(result.percentile(99)),
+        "p100_ns": number(result.percentile(100)),
+        "samples": result.nanoseconds.count,
+        "callbacks": number(result.callbacksPerOperation),
+        "allocs_per_op": number(result.allocationsPerOperation),
+        "nodes_visited_per_op": number(result.nodesVisitedPerOperation),
+        "bytes": result.bytes.map { $0 as Any } ?? NSNull(),
+        "ratio_to_floor": number(result.ratioToFloor),
+      ]
+    }
+    let object: [String: Any] = ["host": hostObject, "results": entries]
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: object,
+        options: [.prettyPrinted, .sortedKeys]
+      )
+    else { preconditionFailure("The report holds only JSON-compatible values") }
+    return String(decoding: data, as: UTF8.self) + "\n"
+  }
+}

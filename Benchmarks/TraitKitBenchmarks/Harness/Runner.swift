@@ -1,0 +1,116 @@
+/// The measured figures of one contender at one parameter point of one scenario.
+struct PointResult {
+  let scenarioID: String
+  let scenarioName: String
+  let params: [(String, Int)]
+  let contender: Contender
+  let unit: String
+  /// Nanoseconds per unit, one per sample, sorted.
+  let nanoseconds: [Double]
+  let callbacksPerOperation: Double
+  let allocationsPerOperation: Double?
+  let bytes: Int?
+  let nodesVisitedPerOperation: Double?
+  var ratioToFloor: Double?
+
+  var median: Double { percentile(50) }
+
+  /// The `p`th percentile of the samples (nearest rank).
+  func percentile(_ p: Double) -> Double {
+    guard !nanoseconds.isEmpty else { return .nan }
+    let rank = Int((p / 100 * Double(nanoseconds.count)).rounded(.up)) - 1
+    return nanoseconds[min(max(rank, 0), nanoseconds.count - 1)]
+  }
+
+  var paramsDescription: String {
+    params.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
+  }
+}
+
+/// Runs scenarios: warm-up, then samples taken round-robin across contenders, every sample's
+/// callback count checked.
+struct Runner {
+  let preset: SizePreset
+  let samples: Int
+  let progress: (String) -> Void
+  /// The contenders to measure; all when empty.
+  var contenders: Set<Contender> = []
+  private(set) var results: [PointResult] = []
+  private(set) var failures: [String] = []
+
+  init(preset: SizePreset, samples: Int? = nil, progress: @escaping (String) -> Void) {
+    self.preset = preset
+    self.samples = samples ?? preset.samples
+    self.progress = progress
+  }
+
+  mutating func run(_ scenario: any Scenario) {
+    for point in scenario.points(preset) {
+      let label =
+        "\(scenario.id) \(scenario.name) \(point.map { "\($0.0)=\($0.1)" }.joined(separator: " "))"
+      progress(label)
+      let workloads = scenario.workloads(at: point, preset: preset).filter {
+        contenders.isEmpty || contenders.contains($0.contender)
+      }
+      var allocations: [Contender: Double] = [:]
+      var nodesVisited: [Contender: Double] = [:]
+      for workload in workloads {
+        for _ in 0..<2 { check(workload.run(), workload, label) }
+        var seen = 0
+        let count = Allocations.counting { seen = workload.run() }
+        check(seen, workload, label)
+        if Allocations.isCounting {
+          allocations[workload.contender] = Double(count) / Double(workload.operations)
+        }
+        if let visited = workload.nodesVisited {
+          nodesVisited[workload.contender] = Double(visited()) / Double(workload.operations)
+        }
+      }
+      var times = [[Double]](repeating: [], count: workloads.count)
+      let clock = ContinuousClock()
+      for _ in 0..<samples {
+        for (index, workload) in workloads.enumerated() {
+          var seen = 0
+          let elapsed = clock.measure { seen = workload.run() }
+          check(seen, workload, label)
+          times[index].append(elapsed.nanoseconds / Double(workload.units))
+        }
+      }
+      var pointResults = workloads.enumerated().map { index, workload in
+        PointResult(
+          scenarioID: scenario.id,
+          scenarioName: scenario.name,
+          params: point,
+          contender: workload.contender,
+          unit: workload.unit,
+          nanoseconds: times[index].sorted(),
+          callbacksPerOperation: Double(workload.expectedCallbacks) / Double(workload.operations),
+          allocationsPerOperation: allocations[workload.contender],
+          bytes: workload.bytes,
+          nodesVisitedPerOperation: nodesVisited[workload.contender]
+        )
+      }
+      if let floor = pointResults.first(where: { $0.contender == .floor }) {
+        for index in pointResults.indices {
+          pointResults[index].ratioToFloor = pointResults[index].median / floor.median
+        }
+      }
+      results += pointResults
+    }
+  }
+
+  private mutating func check(_ seen: Int, _ workload: Workload, _ label: String) {
+    guard seen != workload.expectedCallbacks else { return }
+    let failure =
+      "\(label) [\(workload.contender.rawValue)]: saw \(seen) callbacks in a sample, "
+      + "expected \(workload.expectedCallbacks)"
+    if !failures.contains(failure) { failures.append(failure) }
+  }
+}
+
+extension Duration {
+  var nanoseconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+  }
+}

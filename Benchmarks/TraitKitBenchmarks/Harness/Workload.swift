@@ -1,0 +1,77 @@
+/// The systems a scenario measures side by side.
+enum Contender: String, CaseIterable, Comparable {
+  /// Hand-written closure arrays doing only the necessary work.
+  case floor
+  /// TraitKit registrations.
+  case traitkit
+  /// TraitKit's legacy `traitCollectionDidChange` adapter.
+  case traitkitLegacy = "traitkit-legacy"
+  /// Swift Observation, `withObservationTracking` re-installed after each change.
+  case observation
+  /// Foundation's `NotificationCenter`, block observers, one name per trait.
+  case notificationCenter = "notificationcenter"
+
+  static func < (lhs: Contender, rhs: Contender) -> Bool {
+    allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+  }
+}
+
+/// One contender's prepared work at one parameter point of a scenario.
+///
+/// `run` performs one sample — `operations` operations — and returns the callbacks it saw; the
+/// harness checks them against `expectedCallbacks` on every sample, so a fast wrong answer fails
+/// the run.
+struct Workload {
+  var contender: Contender
+  /// What one reported nanosecond figure is per ("callback", "write", "read"…).
+  var unit: String
+  /// How many units one sample performs.
+  var units: Int
+  /// How many operations (writes, reads, registrations…) one sample performs.
+  var operations: Int
+  /// The callbacks one sample must see.
+  var expectedCallbacks: Int
+  /// Runs one sample; returns the callbacks it saw.
+  var run: () -> Int
+  /// A memory figure in bytes, where the scenario measures memory.
+  var bytes: Int?
+  /// Nodes visited per sample, where the contender can tell.
+  var nodesVisited: (() -> Int)?
+
+  init(
+    _ contender: Contender,
+    unit: String,
+    units: Int,
+    operations: Int,
+    expectedCallbacks: Int,
+    bytes: Int? = nil,
+    nodesVisited: (() -> Int)? = nil,
+    run: @escaping () -> Int
+  ) {
+    self.contender = contender
+    self.unit = unit
+    self.units = max(units, 1)
+    self.operations = max(operations, 1)
+    self.expectedCallbacks = expectedCallbacks
+    self.bytes = bytes
+    self.nodesVisited = nodesVisited
+    self.run = run
+  }
+}
+
+/// Counts callbacks; every contender's observers increment one.
+final class CallbackCounter {
+  var count = 0
+
+  /// Returns the count and resets it.
+  func take() -> Int {
+    defer { count = 0 }
+    return count
+  }
+}
+
+/// Keeps the optimizer from deleting work whose result is otherwise unused.
+@inline(never)
+func blackHole<T>(_ value: T) {
+  withExtendedLifetime(value) {}
+}

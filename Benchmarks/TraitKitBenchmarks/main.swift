@@ -1,0 +1,109 @@
+import Foundation
+
+// traitkit-bench: TraitKit's observer-throughput benchmark. See `Options.usage`.
+
+func printError(_ text: String) {
+  FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+let options: Options
+do {
+  options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+  if let message = error.message {
+    printError("error: \(message)\n")
+    printError(Options.usage)
+    exit(2)
+  }
+  print(Options.usage)
+  exit(0)
+}
+
+if isDebugBuild {
+  printError(
+    """
+    ********************************************************************************
+    WARNING: traitkit-bench was built in DEBUG. Timings are meaningless; run
+             swift run -c release traitkit-bench
+    ********************************************************************************
+    """
+  )
+}
+
+var notes = [
+  "observation and notificationcenter get the floor's tree walk: their figures isolate "
+    + "notification cost, not propagation.",
+  "Every sample's callback count is checked; ratios are medians over the floor's median in "
+    + "this same run.",
+]
+if isDebugBuild { notes.insert("DEBUG BUILD: timings are not representative.", at: 0) }
+
+let scenarios: [any Scenario]
+let summaries: [String: String]
+switch options.command {
+case .run:
+  scenarios = allScenarios.filter { options.scenarios.isEmpty || options.scenarios.contains($0.id) }
+case .compare:
+  scenarios = allComparisons.filter {
+    options.scenarios.isEmpty || options.scenarios.contains($0.id.uppercased())
+  }
+}
+summaries = Dictionary(uniqueKeysWithValues: scenarios.map { ($0.id, $0.summary) })
+if scenarios.isEmpty {
+  printError("error: no scenario matches \(options.scenarios.sorted().joined(separator: ","))")
+  exit(2)
+}
+
+let clock = ContinuousClock()
+let started = clock.now
+var runner = Runner(preset: options.preset, samples: options.samples) { label in
+  let elapsed = (clock.now - started).nanoseconds / 1e9
+  printError(String(format: "[%6.1fs] %@", elapsed, label))
+}
+runner.contenders = options.contenders
+for scenario in scenarios { runner.run(scenario) }
+
+let host = Host.current(preset: options.preset, samples: runner.samples)
+let report = Report(host: host, results: runner.results, summaries: summaries, notes: notes)
+let text = report.render(options.format)
+if let output = options.output {
+  do {
+    try text.write(toFile: output, atomically: true, encoding: .utf8)
+  } catch {
+    printError("error: cannot write \(output): \(error)")
+    exit(1)
+  }
+} else {
+  print(text, terminator: "")
+}
+
+if let svgPath = options.svg {
+  let fanOut = runner.results.filter { $0.scenarioID == "S1" }
+  let series = Contender.allCases.compactMap { contender -> SVGChart.Series? in
+    let points = fanOut.filter { $0.contender == contender }.map {
+      (x: Double($0.params[0].1), y: $0.median)
+    }
+    return points.isEmpty ? nil : SVGChart.Series(name: contender.rawValue, points: points)
+  }
+  let chart = SVGChart(
+    title: "S1 fan-out: ns per callback against observer count",
+    xLabel: "observers of the changed trait (K)",
+    yLabel: "ns per callback (median)",
+    series: series
+  )
+  do {
+    try chart.render().write(toFile: svgPath, atomically: true, encoding: .utf8)
+  } catch {
+    printError("error: cannot write \(svgPath): \(error)")
+    exit(1)
+  }
+}
+
+let elapsed = (clock.now - started).nanoseconds / 1e9
+if runner.failures.isEmpty {
+  printError(String(format: "traitkit-bench: all callback counts correct (%.1f s)", elapsed))
+} else {
+  printError("traitkit-bench: WRONG CALLBACK COUNTS:")
+  for failure in runner.failures { printError("  " + failure) }
+  exit(1)
+}
