@@ -133,7 +133,7 @@ extension TraitGraph {
     }
     guard let observers = node._observers, pending.intersects(observers.observed) else { return }
     observers.deliveryDepth += 1
-    let end = observers.entries.count
+    let end = observers.count
     _deliver(node, observers, storage, pending: pending, end: end, allTraits: false)
     if observers.allTraitsCount > 0 {
       _deliver(node, observers, storage, pending: pending, end: end, allTraits: true)
@@ -151,8 +151,11 @@ extension TraitGraph {
     end: Int,
     allTraits: Bool
   ) {
-    // Registrations made together usually share a baseline and traits: compare once for them.
-    var memoBaseline: _Storage?
+    // Registrations made or called together share a snapshot and usually their traits: look up
+    // the snapshot and compare once for all of them.
+    var current: Int32 = -1
+    var memoSnapshot: Int32 = -1
+    var previous = TraitCollection(_storage: storage)
     var memoFilter = _TraitFilter.none
     var memoChanged = false
     var callbacks = 0
@@ -164,46 +167,48 @@ extension TraitGraph {
       _lastPass.wastedLegacyCallbacks += wastedLegacyCallbacks
     }
     for position in 0..<end {
-      guard position < observers.entries.count else { return }
-      guard observers.entries[position].isLive,
-        observers.entries[position].observesAllTraits == allTraits,
-        pending.intersects(observers.entries[position].filter)
+      guard position < observers.count else { return }
+      let entry = observers.entries[position]
+      guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
       else { continue }
+      if entry.snapshot == current { continue }
+      if entry.snapshot != memoSnapshot {
+        memoSnapshot = entry.snapshot
+        previous = TraitCollection(_storage: observers.baseline(entry.snapshot))
+        memoFilter = .none
+      }
       let changed: Bool
-      if let memo = memoBaseline, memo === observers.entries[position].baseline,
-        observers.entries[position].filterIsExact,
-        memoFilter == observers.entries[position].filter
-      {
+      if entry.filterIsExact, memoFilter == entry.filter, !memoFilter.isEmpty {
         changed = memoChanged
       } else {
-        changed = observers.entries[position].sawChange(in: storage)
-        if observers.entries[position].filterIsExact {
-          memoBaseline = observers.entries[position].baseline
-          memoFilter = observers.entries[position].filter
+        changed = entry.sawChange(in: storage, from: previous._storage)
+        if entry.filterIsExact {
+          memoFilter = entry.filter
           memoChanged = changed
         }
       }
       guard changed else { continue }
-      var previous = storage
-      swap(&previous, &observers.entries[position].baseline)
-      let callback = observers.entries[position].callback
-      let id = observers.entries[position].id
+      if !observers.snapshot(current, holds: storage) {
+        current = observers.snapshot(for: storage)
+      }
+      observers.use(current)
+      observers.release(entry.snapshot)
+      observers.move(position, to: current)
       if allTraits {
         legacyCallbacks += 1
-        if !observers.entries[position].traits.isEmpty,
-          !observers.entries[position].traits.contains(where: {
-            !storage.slotEqual(at: $0, to: previous)
-          })
-        {
+        if entry.box._withUnsafeGuaranteedRef({ box in
+          !box.traits.isEmpty
+            && !box.traits.contains { !storage.slotEqual(at: $0, to: previous._storage) }
+        }) {
           wastedLegacyCallbacks += 1
         }
       } else {
         callbacks += 1
       }
-      if !callback(node, TraitCollection(_storage: previous)),
-        let current = observers.position(of: id)
-      {
-        node._killRegistration(at: current, in: observers)
+      // NB: the box stays alive until compaction, which waits for this delivery to end.
+      let alive = entry.box._withUnsafeGuaranteedRef { $0.callback(node, previous) }
+      if !alive, let position = observers.position(of: entry.id) {
+        node._killRegistration(at: position, in: observers)
       }
     }
   }

@@ -156,12 +156,6 @@ extension TraitNode: TraitChangeObservable {
     )
     var indices = _TraitIndexSet()
     for trait in traits { indices.insert(_TraitRegistry.index(of: trait)) }
-    let registration = _Registration(
-      traits: indices,
-      baseline: _resolvedStorage(),
-      observesAllTraits: observesAllTraits,
-      callback: callback
-    )
     let observers: _NodeObservers
     if let existing = _observers {
       observers = existing
@@ -169,6 +163,12 @@ extension TraitNode: TraitChangeObservable {
       observers = _NodeObservers()
       _observers = observers
     }
+    let registration = _Registration(
+      traits: indices,
+      snapshot: observers.snapshot(for: _resolvedStorage()),
+      observesAllTraits: observesAllTraits,
+      callback: callback
+    )
     observers.append(registration)
     _graph?._liveRegistrations += 1
     _propagateObserved(registration.filter)

@@ -7,25 +7,64 @@
 /// registration's own traits against its baseline. So a change costs time in proportion to the
 /// observers of the changed traits and the nodes on the paths to them.
 ///
+/// The table is plain data on the delivery path. Entries are POD structs in a buffer this
+/// object manages; each holds an unmanaged (+1) reference to a box with its closure and exact
+/// traits, and a delivery calls the closure through a guaranteed reference, without retaining
+/// anything. Baselines are shared: registrations that were made or called at the same
+/// collection point at one *snapshot*, a slot with a plain use count, so moving a registration to
+/// a new baseline is two integer updates, and the change check runs once per snapshot and
+/// traits rather than once per registration.
+///
 /// Removal during delivery must not shift the entries being walked, so an unregistered entry is
-/// first made a tombstone — its closure and baseline released at once — and tombstones are
-/// compacted away when no delivery is walking the table. Entries stay sorted by id, so a token is
-/// found by binary search.
+/// first made a tombstone — its snapshot use released at once — and tombstones, with their boxes,
+/// are dropped by compaction as soon as no delivery is walking the table (at once, outside a
+/// pass). Entries stay sorted by id, so a token is found by binary search.
 final class _NodeObservers {
   // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
-  @exclusivity(unchecked) var entries: ContiguousArray<_Registration> = []
+  @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<_Registration>
+  @exclusivity(unchecked) private(set) var count = 0
+  @exclusivity(unchecked) private var capacity = 0
   /// The number of entries that are not tombstones.
-  @exclusivity(unchecked) var liveCount = 0
+  @exclusivity(unchecked) private(set) var liveCount = 0
   /// A superset of the traits the live entries observe.
-  @exclusivity(unchecked) var observed = _TraitFilter.none
+  @exclusivity(unchecked) private(set) var observed = _TraitFilter.none
   /// How many deliveries are walking `entries`; compaction waits until none is.
   @exclusivity(unchecked) var deliveryDepth = 0
-  @exclusivity(unchecked) var tombstones = 0
+  @exclusivity(unchecked) private var tombstones = 0
   /// The live entries that observe every trait (legacy callbacks).
-  @exclusivity(unchecked) var allTraitsCount = 0
+  @exclusivity(unchecked) private(set) var allTraitsCount = 0
+  /// The distinct baselines of the live entries, each retained once; a nil storage marks a free
+  /// slot.
+  @exclusivity(unchecked) private var snapshots: UnsafeMutablePointer<_Snapshot>
+  @exclusivity(unchecked) private var snapshotCount = 0
+  @exclusivity(unchecked) private var snapshotCapacity = 0
+
+  init() {
+    entries = UnsafeMutablePointer(bitPattern: MemoryLayout<_Registration>.alignment)!
+    snapshots = UnsafeMutablePointer(bitPattern: MemoryLayout<_Snapshot>.alignment)!
+  }
+
+  deinit {
+    for position in 0..<count { entries[position].box.release() }
+    for slot in 0..<snapshotCount { snapshots[slot].storage?.release() }
+    if capacity > 0 { entries.deallocate() }
+    if snapshotCapacity > 0 { snapshots.deallocate() }
+  }
+
+  // MARK: - Entries
 
   func append(_ registration: _Registration) {
-    entries.append(registration)
+    if count == capacity {
+      let newCapacity = Swift.max(4, capacity * 2)
+      let grown = UnsafeMutablePointer<_Registration>.allocate(capacity: newCapacity)
+      grown.moveInitialize(from: entries, count: count)
+      if capacity > 0 { entries.deallocate() }
+      entries = grown
+      capacity = newCapacity
+    }
+    (entries + count).initialize(to: registration)
+    count += 1
+    use(registration.snapshot)
     liveCount += 1
     if registration.observesAllTraits { allTraitsCount += 1 }
     observed |= registration.filter
@@ -34,78 +73,150 @@ final class _NodeObservers {
   /// The position of the live entry with `id`, if any.
   func position(of id: UInt64) -> Int? {
     var low = 0
-    var high = entries.count
+    var high = count
     while low < high {
       let middle = (low + high) / 2
       if entries[middle].id < id { low = middle + 1 } else { high = middle }
     }
-    guard low < entries.count, entries[low].id == id, entries[low].isLive else { return nil }
+    guard low < count, entries[low].id == id, entries[low].isLive else { return nil }
     return low
   }
 
-  /// Makes the entry at `position` a tombstone, releasing what it holds.
+  /// Makes the entry at `position` a tombstone; its box goes at the next compaction.
   func kill(at position: Int) {
     if entries[position].observesAllTraits { allTraitsCount -= 1 }
-    entries[position].kill()
+    release(entries[position].snapshot)
+    entries[position].isLive = false
     liveCount -= 1
     tombstones += 1
     compactIfIdle()
   }
 
-  /// Removes tombstones when no delivery is walking the entries, and recomputes `observed`.
+  /// Removes tombstones, releasing their boxes, when no delivery is walking the entries; and
+  /// recomputes `observed`.
   func compactIfIdle() {
     guard deliveryDepth == 0, tombstones > 0 else { return }
-    entries.removeAll { !$0.isLive }
+    var kept = 0
+    var filter = _TraitFilter.none
+    for position in 0..<count {
+      if entries[position].isLive {
+        if kept != position { entries[kept] = entries[position] }
+        filter |= entries[kept].filter
+        kept += 1
+      } else {
+        entries[position].box.release()
+      }
+    }
+    count = kept
     tombstones = 0
-    observed = entries.reduce(into: .none) { $0 |= $1.filter }
+    observed = filter
+  }
+
+  /// Moves the entry at `position` to snapshot `slot`.
+  @inline(__always) func move(_ position: Int, to slot: Int32) {
+    entries[position].snapshot = slot
+  }
+
+  // MARK: - Snapshots
+
+  /// The snapshot slot that holds `storage`, made if needed, without adding a use.
+  func snapshot(for storage: _Storage) -> Int32 {
+    var free = -1
+    for slot in 0..<snapshotCount {
+      if let snapshot = snapshots[slot].storage {
+        if snapshot._withUnsafeGuaranteedRef({ $0 === storage }) { return Int32(slot) }
+      } else if free < 0 {
+        free = slot
+      }
+    }
+    if free < 0 {
+      if snapshotCount == snapshotCapacity {
+        let newCapacity = Swift.max(2, snapshotCapacity * 2)
+        let grown = UnsafeMutablePointer<_Snapshot>.allocate(capacity: newCapacity)
+        grown.moveInitialize(from: snapshots, count: snapshotCount)
+        if snapshotCapacity > 0 { snapshots.deallocate() }
+        snapshots = grown
+        snapshotCapacity = newCapacity
+      }
+      free = snapshotCount
+      (snapshots + free).initialize(to: _Snapshot(storage: nil, uses: 0))
+      snapshotCount += 1
+    }
+    snapshots[free].storage = Unmanaged.passRetained(storage)
+    return Int32(free)
+  }
+
+  /// Adds a use of snapshot `slot`.
+  @inline(__always) func use(_ slot: Int32) {
+    snapshots[Int(slot)].uses += 1
+  }
+
+  /// Removes a use of snapshot `slot`, freeing the snapshot when it was the last.
+  @inline(__always) func release(_ slot: Int32) {
+    snapshots[Int(slot)].uses -= 1
+    if snapshots[Int(slot)].uses == 0 {
+      snapshots[Int(slot)].storage?.release()
+      snapshots[Int(slot)].storage = nil
+    }
+  }
+
+  /// Whether snapshot `slot` holds `storage`.
+  @inline(__always) func snapshot(_ slot: Int32, holds storage: _Storage) -> Bool {
+    guard slot >= 0, let snapshot = snapshots[Int(slot)].storage else { return false }
+    return snapshot.toOpaque() == Unmanaged.passUnretained(storage).toOpaque()
+  }
+
+  /// The storage of snapshot `slot`.
+  ///
+  /// - Precondition: the slot has uses.
+  @inline(__always) func baseline(_ slot: Int32) -> _Storage {
+    snapshots[Int(slot)].storage.unsafelyUnwrapped.takeUnretainedValue()
   }
 }
 
 @available(*, unavailable)
 extension _NodeObservers: Sendable {}
 
-/// One registration: the traits it observes, its baseline and its callback.
+/// A shared baseline of a node's registrations.
+struct _Snapshot {
+  var storage: Unmanaged<_Storage>?
+  var uses: Int32
+}
+
+/// One registration, as plain data.
 struct _Registration {
   let id: UInt64
-  /// The observed traits; for a registration that observes every trait, the traits its owner
-  /// declared interesting (used only to count wasted legacy calls).
-  let traits: _TraitIndexSet
+  /// A summary of the observed traits (all traits for a legacy callback).
   let filter: _TraitFilter
-  /// Whether `filter` is exactly `traits` (every index below 128), so that it can stand in for
-  /// them on the delivery path.
+  /// Whether `filter` is exactly the observed traits (every index below 128), so that it can
+  /// stand in for them on the delivery path.
   let filterIsExact: Bool
-  /// The node's collection when the registration was last called, or when it was made.
-  var baseline: _Storage
-  /// Calls the handler; returns `false` when the registration's target is gone.
-  var callback: _TraitChangeCallback
   /// Whether the callback observes every trait (the legacy adapter): it then runs after the
   /// node's other registrations and fires when any trait differs.
   let observesAllTraits: Bool
-  private(set) var isLive = true
+  var isLive = true
+  /// The snapshot slot of the node's collection when the registration was last called, or when
+  /// it was made: its baseline.
+  var snapshot: Int32
+  /// The callback and exact traits, owned (+1) by the table.
+  let box: Unmanaged<_RegistrationBox>
 
   init(
     traits: _TraitIndexSet,
-    baseline: _Storage,
+    snapshot: Int32,
     observesAllTraits: Bool,
     callback: @escaping _TraitChangeCallback
   ) {
     self.id = TraitChangeRegistration.next().id
-    self.traits = traits
     self.filter = observesAllTraits ? .all : traits.filter
     self.filterIsExact = !observesAllTraits && traits.allSatisfy { $0 < 128 }
-    self.baseline = baseline
-    self.callback = callback
     self.observesAllTraits = observesAllTraits
+    self.snapshot = snapshot
+    self.box = Unmanaged.passRetained(_RegistrationBox(callback: callback, traits: traits))
   }
 
-  mutating func kill() {
-    isLive = false
-    callback = _Registration.noCallback
-    baseline = .empty
-  }
-
-  /// Whether the values this registration observes differ between its baseline and `current`.
-  func sawChange(in current: _Storage) -> Bool {
+  /// Whether the values this registration observes differ between `baseline` and `current`.
+  func sawChange(in current: _Storage, from baseline: _Storage) -> Bool {
     if baseline === current { return false }
     if observesAllTraits { return !baseline.isEqual(to: current) }
     if filterIsExact {
@@ -121,11 +232,27 @@ struct _Registration {
       }
       return false
     }
-    return traits.contains { !current.slotEqual(at: $0, to: baseline) }
+    return box._withUnsafeGuaranteedRef { box in
+      box.traits.contains { !current.slotEqual(at: $0, to: baseline) }
+    }
   }
-
-  private static func noCallback(_: TraitNode, _: TraitCollection) -> Bool { false }
 }
+
+/// The parts of a registration that need reference counting: its callback and exact traits.
+final class _RegistrationBox {
+  let callback: _TraitChangeCallback
+  /// The observed traits; for a registration that observes every trait, the traits its owner
+  /// declared interesting (used only to count wasted legacy calls).
+  let traits: _TraitIndexSet
+
+  init(callback: @escaping _TraitChangeCallback, traits: _TraitIndexSet) {
+    self.callback = callback
+    self.traits = traits
+  }
+}
+
+@available(*, unavailable)
+extension _RegistrationBox: Sendable {}
 
 /// A type-erased trait change callback: the observed node and the previous collection.
 typealias _TraitChangeCallback = (TraitNode, TraitCollection) -> Bool
