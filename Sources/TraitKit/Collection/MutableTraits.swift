@@ -37,10 +37,16 @@ struct _TraitMutations: MutableTraits {
   ) {
     let index = _TraitRegistry.index(of: T.self)
     if T.valuesEqual(storage.value(T.self, at: index), value) { return }
+    let info = _TraitRegistry.info(at: index)
     let slot =
       T.valuesEqual(value, T.defaultValue)
-      ? _TraitRegistry.info(at: index).defaultSlot : _SlotCoding<T.Value>.slot(value)
+      ? info.defaultSlot : _SlotCoding<T.Value>.slot(value, inline: info.isInline)
     _Storage.makeUnique(&storage, count: index + 1)
     storage.store(slot, at: index)
+    if storage.header.unknown != nil {
+      // A value set under an identifier that decoding did not know replaces the kept entry.
+      storage.header.unknown?.entries[info.identifier] = nil
+      if storage.header.unknown?.entries.isEmpty == true { storage.header.unknown = nil }
+    }
   }
 }

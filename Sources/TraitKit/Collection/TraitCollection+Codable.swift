@@ -9,15 +9,20 @@ extension TraitCollection: Codable {
   /// - Throws: What the values' own encoding throws.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: _TraitCodingKey.self)
+    var written: Set<String> = []
     for index in _storage.presentIndices() {
       let info = _TraitRegistry.info(at: index)
-      try info.coding?.encode(
+      guard let coding = info.coding else { continue }
+      try coding.encode(
         _storage.slot(at: index),
         &container,
         _TraitCodingKey(stringValue: info.identifier)
       )
+      written.insert(info.identifier)
     }
-    for (identifier, value) in _storage.header.unknown?.entries ?? [:] {
+    // An entry kept from decoding loses to a value set since under the same identifier.
+    for (identifier, value) in _storage.header.unknown?.entries ?? [:]
+    where !written.contains(identifier) {
       try container.encode(value, forKey: _TraitCodingKey(stringValue: identifier))
     }
   }
@@ -98,10 +103,9 @@ struct _TraitCoding: Sendable {
         preconditionFailure("A decoded value of \(T.self) has another type")
       }
       if T.valuesEqual(value, T.defaultValue) {
-        return _SlotCoding<T.Value>.isInline
-          ? Coding.slot(T.defaultValue) : _Slot(box: nil)
+        return _Slot(bits: Coding.fitsInBits ? Coding.bits(T.defaultValue) : 0)
       }
-      return Coding.slot(value)
+      return Coding.slot(value, inline: Coding.storesInline)
     }
   }
 }

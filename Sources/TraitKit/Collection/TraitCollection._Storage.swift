@@ -50,10 +50,10 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   @inline(__always) func value<T: TraitDefinition>(_: T.Type, at index: Int) -> T.Value {
     withUnsafeMutablePointers { header, slots in
       guard index < header.pointee.count else { return T.defaultValue }
-      if _SlotCoding<T.Value>.isInline {
+      guard let box = slots[index].box else {
+        guard _SlotCoding<T.Value>.fitsInBits else { return T.defaultValue }
         return withUnsafeBytes(of: slots[index].bits) { $0.load(as: T.Value.self) }
       }
-      guard let box = slots[index].box else { return T.defaultValue }
       return unsafeDowncast(
         Unmanaged<AnyObject>.fromOpaque(box).takeUnretainedValue(),
         to: _Box<T.Value>.self

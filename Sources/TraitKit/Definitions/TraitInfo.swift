@@ -9,12 +9,13 @@ final class _TraitInfo: Sendable {
   let name: String
   let identifier: String
   let affectsColorAppearance: Bool
+  /// Whether values are stored unboxed: plain data of at most 8 bytes that is `Equatable`.
   let isInline: Bool
   /// The slot that holds the default value.
   let defaultBits: UInt64
   /// Whether two slots hold equal values (an empty boxed slot holds the default).
   let slotsEqual: @Sendable (_Slot, _Slot) -> Bool
-  /// Hashes a slot's value, when `Value` is `Hashable`; otherwise presence alone is hashed.
+  /// Hashes a slot's value, for system traits; for other traits presence alone is hashed.
   let hashSlot: (@Sendable (_Slot, inout Hasher) -> Void)?
   let describeSlot: @Sendable (_Slot) -> String
   /// Present when `Value` is `Codable`.
@@ -27,9 +28,9 @@ final class _TraitInfo: Sendable {
     self.name = T.name
     self.identifier = T.identifier
     self.affectsColorAppearance = T.affectsColorAppearance
-    self.isInline = Coding.isInline
-    self.defaultBits = Coding.isInline ? Coding.slot(T.defaultValue).bits : 0
-    let inline = Coding.isInline
+    self.isInline = Coding.storesInline
+    self.defaultBits = Coding.fitsInBits ? Coding.bits(T.defaultValue) : 0
+    let inline = Coding.storesInline
     self.slotsEqual = { a, b in
       if inline {
         if a.bits == b.bits { return true }
@@ -41,7 +42,12 @@ final class _TraitInfo: Sendable {
         Coding.value(b, default: T.defaultValue)
       )
     }
-    if let hashable = T.Value.self as? any (Hashable & SendableMetatype).Type {
+    // NB: a custom trait may define `valuesEqual` more loosely than its value's `==`, and a
+    // hash must agree with `valuesEqual` (R2); so only system traits, whose `valuesEqual` is
+    // `==`, hash their values. Custom traits contribute their presence alone.
+    if trait is any _SystemTraitDefinition.Type,
+      let hashable = T.Value.self as? any (Hashable & SendableMetatype).Type
+    {
       self.hashSlot = Self.hasher(for: trait, hashable)
     } else {
       self.hashSlot = nil
@@ -66,7 +72,7 @@ final class _TraitInfo: Sendable {
   }
 
   /// The slot that holds the default value.
-  var defaultSlot: _Slot { isInline ? _Slot(bits: defaultBits) : _Slot(box: nil) }
+  var defaultSlot: _Slot { _Slot(bits: defaultBits) }
 
   private static func hasher<T: TraitDefinition, H: Hashable & SendableMetatype>(
     for trait: T.Type,

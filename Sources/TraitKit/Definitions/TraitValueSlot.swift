@@ -26,34 +26,40 @@ final class _Box<Value: Sendable>: Sendable {
 
 /// How values of one type are put into and taken out of a slot.
 ///
-/// Every member folds to a constant once `Value` is known, so that the generic accessors compile
-/// to a load and a bit-cast for unboxed values: no dynamic cast, no existential.
+/// A value is stored unboxed when it is plain data of at most 8 bytes *and* `Equatable`: then
+/// equal bits are the same value. A plain-data value that is not `Equatable` is boxed, so that
+/// each write keeps its own identity (rule R1). Reading needs no such decision — a slot without
+/// a box holds bits — so the read path folds to a load and a bit-cast once `Value` is known: no
+/// dynamic cast, no existential.
 enum _SlotCoding<Value: Sendable> {
-  /// Whether values are stored unboxed, in `_Slot.bits`.
-  @inline(__always) static var isInline: Bool {
+  /// Whether values fit in `_Slot.bits`: plain data of at most 8 bytes.
+  @inline(__always) static var fitsInBits: Bool {
     _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
   }
 
-  @inline(__always) static func slot(_ value: Value) -> _Slot {
-    if isInline {
-      var bits: UInt64 = 0
-      withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: Value.self) }
-      return _Slot(bits: bits)
-    }
-    return _Slot(box: _Box(value))
+  /// Whether values are stored unboxed. Decided once per trait (see `_TraitInfo.isInline`): the
+  /// negative `Equatable` check is a run-time conformance lookup.
+  static var storesInline: Bool { fitsInBits && Value.self is any Equatable.Type }
+
+  /// The bits of `value`; requires `fitsInBits`.
+  @inline(__always) static func bits(_ value: Value) -> UInt64 {
+    var bits: UInt64 = 0
+    withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: Value.self) }
+    return bits
   }
 
-  /// The value in `slot`, or `defaultValue` when a boxed slot is empty.
-  @inline(__always) static func value(
-    _ slot: _Slot,
-    default defaultValue: @autoclosure () -> Value
-  )
+  /// A slot holding `value`, unboxed when `inline`.
+  @inline(__always) static func slot(_ value: Value, inline: Bool) -> _Slot {
+    inline ? _Slot(bits: bits(value)) : _Slot(box: _Box(value))
+  }
+
+  /// The value in `slot`; a slot without a box holds bits, or, for a value that does not fit in
+  /// bits, the default.
+  @inline(__always) static func value(_ slot: _Slot, default defaultValue: @autoclosure () -> Value)
     -> Value
   {
-    if isInline {
-      return withUnsafeBytes(of: slot.bits) { $0.load(as: Value.self) }
-    }
-    guard let box = slot.box else { return defaultValue() }
-    return unsafeDowncast(box, to: _Box<Value>.self).value
+    if let box = slot.box { return unsafeDowncast(box, to: _Box<Value>.self).value }
+    if fitsInBits { return withUnsafeBytes(of: slot.bits) { $0.load(as: Value.self) } }
+    return defaultValue()
   }
 }

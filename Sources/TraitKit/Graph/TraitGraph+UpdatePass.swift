@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One level of the update pass's explicit stack: the pass never recurses, so a chain of any
 /// depth runs in constant native stack.
 struct _WalkFrame {
@@ -53,12 +55,15 @@ extension TraitGraph {
     _isDirty = !root._pending.isEmpty || root._hasPendingBelow
   }
 
+  /// Numbers passes across all graphs.
+  static let _nextPassNumber = Atomic<UInt64>(0)
+
   private func _runPass(from start: TraitNode, inherited: () -> _TraitFilter) {
     _lastPass = Statistics.Pass()
     var pending = inherited()
     guard !pending.isEmpty || !start._pending.isEmpty || start._hasPendingBelow else { return }
     _isUpdating = true
-    _passNumber &+= 1
+    _passNumber = TraitGraph._nextPassNumber.wrappingAdd(1, ordering: .relaxed).newValue
     let enclosingCell = _CurrentCell.active
     _CurrentCell.active = _currentCell
     defer {

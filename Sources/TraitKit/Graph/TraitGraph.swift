@@ -57,13 +57,12 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _isDirty = false
   /// Whether a pass is running; a nested pass is a no-op.
   @exclusivity(unchecked) var _isUpdating = false
-  /// Counts passes, so that a tracked slot is invalidated at most once per pass.
+  /// The process-wide number of the running or last pass, so that a tracked slot is
+  /// invalidated at most once per pass whichever graph runs it.
   @exclusivity(unchecked) var _passNumber: UInt64 = 0
   @exclusivity(unchecked) var _liveNodes = 0
   @exclusivity(unchecked) var _liveRegistrations = 0
   @exclusivity(unchecked) var _lastPass = Statistics.Pass()
-  /// The innermost tracked closure running on a node of this graph.
-  @exclusivity(unchecked) var _activeRecorder: _TrackingRecord?
   /// Publishes `TraitCollection.current` during a pass.
   let _currentCell = _CurrentCell()
   /// Reused buffers, so that steady-state passes and reads allocate nothing.

@@ -78,7 +78,7 @@ open class TraitNode: TraitEnvironment {
   public final var traitCollection: TraitCollection {
     let storage = _resolvedStorage()
     var collection = TraitCollection(_storage: storage)
-    if let record = _TrackingRecord.active(in: _graph) {
+    if let record = _TrackingRecord.active {
       collection._recorder = record.dependency(on: self, storage: storage)
     }
     return collection

@@ -51,11 +51,9 @@ extension TraitNode {
     let record = tracking.record(for: slot, owner: self)
     record.invalidation = invalidation
     record.beginRun()
-    let graph = _graph
-    let enclosing = _TrackingRecord.active(in: graph)
-    _TrackingRecord.setActive(record, in: graph)
+    let enclosing = _TrackingRecord.enter(record)
     defer {
-      _TrackingRecord.setActive(enclosing, in: graph)
+      _TrackingRecord.leave(restoring: enclosing)
       record.endRun()
     }
     return try body()

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -36,7 +38,6 @@ final class _NodeTracking {
   func invalidate(_ node: TraitNode, current: _Storage, pass: UInt64) -> Int {
     var invalidations = 0
     var position = 0
-    var observed = _TraitFilter.none
     while position < watchers.count {
       let watcher = watchers[position]
       guard watcher.isLive else {
@@ -44,7 +45,6 @@ final class _NodeTracking {
         continue
       }
       position += 1
-      observed |= watcher.filter
       guard watcher.baseline !== current,
         watcher.traits.contains(where: { !current.slotEqual(at: $0, to: watcher.baseline) })
       else { continue }
@@ -55,7 +55,8 @@ final class _NodeTracking {
       invalidations += 1
       record.invalidation(record.owner)
     }
-    self.observed = observed
+    // NB: after the calls: an invalidation that re-runs its slot records reads that count.
+    observed = watchers.reduce(into: .none) { if $1.isLive { $0 |= $1.filter } }
     return invalidations
   }
 
@@ -115,7 +116,9 @@ final class _TrackingRecord {
   /// The recorder for reads of `node`'s traits in the current run, whose collection is
   /// `storage`.
   func dependency(on node: TraitNode, storage: _Storage) -> _TraitReadRecorder {
-    for dependency in dependencies where dependency.node === node && dependency.isLive {
+    let id = ObjectIdentifier(node)
+    // NB: compare identities only: a dependency's node may be gone (then it is not live).
+    for dependency in dependencies where dependency.isLive && dependency.nodeID == id {
       if dependency.run != run { dependency.reset(run: run, baseline: storage) }
       return dependency
     }
@@ -125,24 +128,34 @@ final class _TrackingRecord {
     return dependency
   }
 
-  /// The innermost record running on `graph` (or, for a detached tree, on this thread).
-  @inline(__always) static func active(in graph: TraitGraph?) -> _TrackingRecord? {
-    if let graph { return graph._activeRecorder }
-    return pthread_getspecific(_detachedRecordKey).map {
+  /// The innermost tracked closure running on this thread, if any.
+  ///
+  /// Reading a trait asks this on every read, so the common answer — nobody in the process is
+  /// recording — costs one relaxed atomic load; only then is the thread-local slot consulted.
+  @inline(__always) static var active: _TrackingRecord? {
+    guard recordingScopes.load(ordering: .relaxed) > 0 else { return nil }
+    return pthread_getspecific(_activeRecordKey).map {
       Unmanaged<_TrackingRecord>.fromOpaque($0).takeUnretainedValue()
     }
   }
 
-  static func setActive(_ record: _TrackingRecord?, in graph: TraitGraph?) {
-    if let graph {
-      graph._activeRecorder = record
-    } else {
-      pthread_setspecific(
-        _detachedRecordKey,
-        record.map { Unmanaged.passUnretained($0).toOpaque() }
-      )
-    }
+  /// Makes `record` the innermost active record of this thread; returns the one it hides.
+  static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
+    recordingScopes.add(1, ordering: .relaxed)
+    let enclosing = pthread_getspecific(_activeRecordKey)
+    pthread_setspecific(_activeRecordKey, Unmanaged.passUnretained(record).toOpaque())
+    return enclosing
   }
+
+  /// Restores the record that `enter` hid.
+  static func leave(restoring enclosing: UnsafeMutableRawPointer?) {
+    pthread_setspecific(_activeRecordKey, enclosing)
+    recordingScopes.subtract(1, ordering: .relaxed)
+  }
+
+  /// The number of tracked closures running in the process, on any thread.
+  private static let recordingScopes = Atomic<Int>(0)
+
 }
 
 @available(*, unavailable)
@@ -157,6 +170,7 @@ final class _TraitReadRecorder: @unchecked Sendable {
   // writes on the thread running the tracked closure and ignores every other thread.
   unowned(unsafe) let record: _TrackingRecord
   unowned(unsafe) let node: TraitNode
+  let nodeID: ObjectIdentifier
   var traits = _TraitIndexSet()
   var filter = _TraitFilter.none
   /// The node's collection when the traits were read, or when the invalidation last ran.
@@ -168,6 +182,7 @@ final class _TraitReadRecorder: @unchecked Sendable {
   init(record: _TrackingRecord, node: TraitNode, run: UInt64, baseline: _Storage) {
     self.record = record
     self.node = node
+    self.nodeID = ObjectIdentifier(node)
     self.run = run
     self.baseline = baseline
   }
@@ -194,7 +209,7 @@ final class _TraitReadRecorder: @unchecked Sendable {
   }
 }
 
-private let _detachedRecordKey: pthread_key_t = {
+private let _activeRecordKey: pthread_key_t = {
   var key = pthread_key_t()
   let status = pthread_key_create(&key, nil)
   precondition(status == 0, "TraitKit could not create its thread-local key (error \(status))")

@@ -338,15 +338,9 @@ struct TraitCollectionTests {
     let upper = TraitCollection(VTCaseInsensitiveTrait.self, value: "Dark")
     let lower = TraitCollection(VTCaseInsensitiveTrait.self, value: "dark")
     #expect(upper == lower)
-    withKnownIssue(
-      """
-      engine bug: a Hashable value is hashed with its own hash(into:), which disagrees with a \
-      custom valuesEqual (R2: the hash agrees with equality)
-      """
-    ) {
-      #expect(upper.hashValue == lower.hashValue)
-      #expect(Set([upper, lower]).count == 1)
-    }
+    #expect(upper.hashValue == lower.hashValue)
+    #expect(Set([upper, lower]).count == 1)
+
   }
 
   @Test("equal collections find each other in a set and a dictionary")

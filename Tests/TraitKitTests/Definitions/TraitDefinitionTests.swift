@@ -92,11 +92,6 @@ enum VTNonEquatableKind: String, CaseIterable, Sendable {
 
 @Suite("Trait definitions")
 struct TraitDefinitionTests {
-  static let smallValueBug: Comment = """
-    engine bug: a non-Equatable value of at most 8 bytes is stored unboxed and compared by its \
-    bits, so two writes of the same value compare equal
-    """
-
   // MARK: - R1: identity by metatype
 
   @Test("two trait types with the same value type and default are different traits")
@@ -243,12 +238,9 @@ struct TraitDefinitionTests {
     let second = kind.writeValue()
     #expect(kind.readsValue(first))
     #expect(kind.readsValue(second))
-    withKnownIssue(Self.smallValueBug) {
-      #expect(first != second)
-      #expect(vtIdentifiers(first.changedTraits(from: second)) == vtIdentifiers([kind.trait]))
-    } when: {
-      kind == .smallStruct
-    }
+    #expect(first != second)
+    #expect(vtIdentifiers(first.changedTraits(from: second)) == vtIdentifiers([kind.trait]))
+
   }
 
   @Test(
@@ -259,12 +251,9 @@ struct TraitDefinitionTests {
     let first = kind.writeValue()
     let rewritten = first.modifyingTraits { kind.write(into: &$0) }
     #expect(kind.readsValue(rewritten))
-    withKnownIssue(Self.smallValueBug) {
-      #expect(rewritten != first)
-      #expect(vtIdentifiers(rewritten.changedTraits(from: first)) == vtIdentifiers([kind.trait]))
-    } when: {
-      kind == .smallStruct
-    }
+    #expect(rewritten != first)
+    #expect(vtIdentifiers(rewritten.changedTraits(from: first)) == vtIdentifiers([kind.trait]))
+
   }
 
   @Test(

@@ -487,9 +487,8 @@ struct TraitTrackingTests {
 
     tree.a.traitOverrides.verticalSizeClass = .compact
     let invalidations = tree.invalidationsOfNextPass()
-    withKnownIssue("engine bug: reads recorded while the pass visits the node are lost") {
-      #expect(invalidations == 1)
-    }
+    #expect(invalidations == 1)
+
   }
 
   @Test("a slot re-run between passes keeps the reads that run adds")
@@ -627,33 +626,29 @@ struct TraitTrackingTests {
   func rerunAfterReadNodeDeallocated() async {
     // NB: exit tests, so that a use of the dead node's memory fails this test alone. Whether that
     // use crashes depends on what the freed memory holds, which differs from one process to the
-    // next: several processes make a crash likely, and `isIntermittent` allows for none.
-    await withKnownIssue(
-      "engine bug: re-running the slot touches the dead node's memory",
-      isIntermittent: true
-    ) {
-      for _ in 0..<8 {
-        await #expect(processExitsWith: .success) {
-          let graph = TraitGraph()
-          let reader = TTView()
-          graph.root.addTraitChild(reader)
-          var other: TraitNode? = TraitNode()
-          if let other { graph.root.addTraitChild(other) }
-          reader.body = { view in
-            _ = other?.traitCollection.horizontalSizeClass
-            _ = view.traitCollection.verticalSizeClass
-          }
-          reader.layout()
-          other?.removeFromTraitParent()
-          other = nil
-          reader.layout()
-
-          reader.traitOverrides.verticalSizeClass = .compact
-          graph.updateTraitsIfNeeded()
-          precondition(graph.statistics.lastPass.invalidationsDelivered == 1)
+    // next: several processes make a crash likely if the engine regresses.
+    for _ in 0..<8 {
+      await #expect(processExitsWith: .success) {
+        let graph = TraitGraph()
+        let reader = TTView()
+        graph.root.addTraitChild(reader)
+        var other: TraitNode? = TraitNode()
+        if let other { graph.root.addTraitChild(other) }
+        reader.body = { view in
+          _ = other?.traitCollection.horizontalSizeClass
+          _ = view.traitCollection.verticalSizeClass
         }
+        reader.layout()
+        other?.removeFromTraitParent()
+        other = nil
+        reader.layout()
+
+        reader.traitOverrides.verticalSizeClass = .compact
+        graph.updateTraitsIfNeeded()
+        precondition(graph.statistics.lastPass.invalidationsDelivered == 1)
       }
     }
+
   }
 
   // MARK: - Nesting
@@ -714,11 +709,10 @@ struct TraitTrackingTests {
 
     outer.traitOverrides.horizontalSizeClass = .compact
     let invalidations = tree.invalidationsOfNextPass()
-    withKnownIssue("engine bug: a read in the inner scope is recorded into the outer slot") {
-      #expect(outer.invalidated.isEmpty)
-      #expect(inner.invalidated == [.layout])
-      #expect(invalidations == 1)
-    }
+    #expect(outer.invalidated.isEmpty)
+    #expect(inner.invalidated == [.layout])
+    #expect(invalidations == 1)
+
   }
 
   // MARK: - Trees and graphs
@@ -760,10 +754,9 @@ struct TraitTrackingTests {
     second.graph.root.addTraitChild(view)
     view.traitOverrides.horizontalSizeClass = .regular
     let invalidations = second.invalidationsOfNextPass()
-    withKnownIssue("engine bug: once-per-pass compares pass numbers of different graphs") {
-      #expect(invalidations == 1)
-      #expect(view.needsLayout)
-    }
+    #expect(invalidations == 1)
+    #expect(view.needsLayout)
+
   }
 
   // MARK: - The seed's samples

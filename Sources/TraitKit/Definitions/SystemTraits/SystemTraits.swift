@@ -71,3 +71,25 @@ extension TraitCollection {
     TraitLegibilityWeight.self,
   ]
 }
+
+/// Marks the system traits, whose `valuesEqual` is their values' `==`.
+protocol _SystemTraitDefinition: TraitDefinition {}
+
+extension TraitUserInterfaceIdiom: _SystemTraitDefinition {}
+extension TraitUserInterfaceStyle: _SystemTraitDefinition {}
+extension TraitLayoutDirection: _SystemTraitDefinition {}
+extension TraitDisplayScale: _SystemTraitDefinition {}
+extension TraitHorizontalSizeClass: _SystemTraitDefinition {}
+extension TraitVerticalSizeClass: _SystemTraitDefinition {}
+extension TraitForceTouchCapability: _SystemTraitDefinition {}
+extension TraitPreferredContentSizeCategory: _SystemTraitDefinition {}
+extension TraitDisplayGamut: _SystemTraitDefinition {}
+extension TraitAccessibilityContrast: _SystemTraitDefinition {}
+extension TraitUserInterfaceLevel: _SystemTraitDefinition {}
+extension TraitLegibilityWeight: _SystemTraitDefinition {}
+extension TraitActiveAppearance: _SystemTraitDefinition {}
+extension TraitToolbarItemPresentationSize: _SystemTraitDefinition {}
+extension TraitImageDynamicRange: _SystemTraitDefinition {}
+extension TraitTypesettingLanguage: _SystemTraitDefinition {}
+extension TraitSceneCaptureState: _SystemTraitDefinition {}
+extension TraitListEnvironment: _SystemTraitDefinition {}
