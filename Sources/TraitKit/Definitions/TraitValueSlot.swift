@@ -37,8 +37,10 @@ enum _SlotCoding<Value: Sendable> {
     _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
   }
 
-  /// Whether values are stored unboxed. Decided once per trait (see `_TraitInfo.isInline`): the
-  /// negative `Equatable` check is a run-time conformance lookup.
+  /// Whether values are stored unboxed.
+  ///
+  /// Decided once per trait (see `_TraitInfo.isInline`): the negative `Equatable` check is a
+  /// run-time conformance lookup.
   static var storesInline: Bool { fitsInBits && Value.self is any Equatable.Type }
 
   /// The bits of `value`; requires `fitsInBits`.
@@ -55,7 +57,10 @@ enum _SlotCoding<Value: Sendable> {
 
   /// The value in `slot`; a slot without a box holds bits, or, for a value that does not fit in
   /// bits, the default.
-  @inline(__always) static func value(_ slot: _Slot, default defaultValue: @autoclosure () -> Value)
+  @inline(__always) static func value(
+    _ slot: _Slot,
+    default defaultValue: @autoclosure () -> Value
+  )
     -> Value
   {
     if let box = slot.box { return unsafeDowncast(box, to: _Box<Value>.self).value }
