@@ -4,4 +4,4 @@ let allScenarios: [any Scenario] = [
 ]
 
 /// The migration comparisons of `traitkit-bench compare`, in order.
-let allComparisons: [any Scenario] = []
+let allComparisons: [any Scenario] = MigrationWorkload.allCases.map(MigrationComparison.init)

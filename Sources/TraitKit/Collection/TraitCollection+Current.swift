@@ -16,7 +16,9 @@ extension TraitCollection {
   /// receiver; elsewhere it is an empty collection. It is local to the running task, and a pass
   /// sets it once per node, not per callback.
   public static var current: TraitCollection {
-    if let cell = _CurrentCell.active, let collection = cell.collection { return collection }
+    if let cell = _CurrentCell.active, let storage = cell.storage {
+      return TraitCollection(_storage: storage.takeUnretainedValue())
+    }
     return _taskCurrent
   }
 
@@ -37,11 +39,13 @@ extension TraitCollection {
 /// The cell through which an update pass publishes ``TraitCollection/current``.
 ///
 /// A task-local `withValue` per node would cost ~100 ns; instead a pass installs its graph's cell
-/// in a thread-local slot once and stores each node's collection into it, a plain store.
+/// in a thread-local slot once and stores each node's collection into it, a plain store of an
+/// unretained reference: the pass holds the node's collection for as long as it visits the node,
+/// and clears the cell before it lets go.
 /// ``TraitCollection/performAsCurrent(_:)`` hides the cell for its duration so that the
 /// task-local value it sets wins.
 final class _CurrentCell {
-  @exclusivity(unchecked) var collection: TraitCollection?
+  @exclusivity(unchecked) var storage: Unmanaged<_Storage>?
 
   /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
   static var active: _CurrentCell? {

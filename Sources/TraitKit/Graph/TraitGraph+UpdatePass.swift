@@ -63,12 +63,13 @@ extension TraitGraph {
     var pending = inherited()
     guard !pending.isEmpty || !start._pending.isEmpty || start._hasPendingBelow else { return }
     _isUpdating = true
+    defer { _changeCache.clear() }
     _passNumber = TraitGraph._nextPassNumber.wrappingAdd(1, ordering: .relaxed).newValue
     let enclosingCell = _CurrentCell.active
     _CurrentCell.active = _currentCell
     defer {
       _CurrentCell.active = enclosingCell
-      _currentCell.collection = nil
+      _currentCell.storage = nil
       _isUpdating = false
     }
     while true {
@@ -128,7 +129,8 @@ extension TraitGraph {
     _lastPass.nodesVisited += 1
     guard pending.intersects(node._ownObserved) else { return }
     let storage = node._resolvedStorage()
-    _currentCell.collection = TraitCollection(_storage: storage)
+    _currentCell.storage = Unmanaged.passUnretained(storage)
+    defer { _currentCell.storage = nil }
     if let tracking = node._tracking, pending.intersects(tracking.observed) {
       _lastPass.invalidationsDelivered += tracking.invalidate(
         node,
@@ -185,12 +187,12 @@ extension TraitGraph {
       let changed: Bool
       if entry.filterIsExact, memoFilter == entry.filter, !memoFilter.isEmpty {
         changed = memoChanged
+      } else if entry.filterIsExact {
+        changed = _changeCache.sawChange(entry, in: storage, from: previous._storage)
+        memoFilter = entry.filter
+        memoChanged = changed
       } else {
         changed = entry.sawChange(in: storage, from: previous._storage)
-        if entry.filterIsExact {
-          memoFilter = entry.filter
-          memoChanged = changed
-        }
       }
       guard changed else { continue }
       if !observers.snapshot(current, holds: storage) {

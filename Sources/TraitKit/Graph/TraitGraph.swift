@@ -65,6 +65,8 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _lastPass = Statistics.Pass()
   /// Publishes `TraitCollection.current` during a pass.
   let _currentCell = _CurrentCell()
+  /// Change checks of the running pass, shared by every node that compares the same collections.
+  @exclusivity(unchecked) var _changeCache = _ChangeCache()
   /// Reused buffers, so that steady-state passes and reads allocate nothing.
   @exclusivity(unchecked) var _walkStack: ContiguousArray<_WalkFrame> = []
   @exclusivity(unchecked) var _scratch: [TraitNode] = []

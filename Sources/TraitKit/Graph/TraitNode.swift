@@ -124,10 +124,14 @@ open class TraitNode: TraitEnvironment {
   }
 
   /// Recomputes `_resolved` from `inherited` when it or the overrides changed.
+  ///
+  /// A node without overrides shares its parent's collection and keeps no `_inherited` copy.
   @inline(__always) private final func _refresh(inheriting inherited: _Storage, epoch: UInt64) {
-    if inherited !== _inherited || _overridesChanged {
+    if _overrides._specified.isEmpty && !_overridesChanged {
+      if inherited !== _resolved { _resolved = inherited }
+    } else if inherited !== _inherited || _overridesChanged {
       _resolved = _overrides.applied(to: inherited)
-      _inherited = inherited
+      _inherited = _overrides._specified.isEmpty ? .empty : inherited
       _overridesChanged = false
     }
     _resolvedEpoch = epoch
