@@ -7,13 +7,15 @@
 /// observers of that trait. Observation and NotificationCenter reuse this walk (`visit`), so
 /// their figures isolate notification cost.
 final class FloorTree {
+  // NB: `@exclusivity(unchecked)`, as on TraitKit's own hot state, so that the floor pays for
+  // no dynamic exclusivity checks either: it is a floor.
   let shape: TreeShape
-  var values: [Int]
-  var overridden: [UInt32]
-  var observers: [ContiguousArray<(mask: UInt32, callback: () -> Void)>]
-  var subtreeObserved: [UInt32]
-  var nodesVisited = 0
-  private var stack: [Int] = []
+  @exclusivity(unchecked) var values: [Int]
+  @exclusivity(unchecked) var overridden: [UInt32]
+  @exclusivity(unchecked) var observers: [ContiguousArray<(mask: UInt32, callback: () -> Void)>]
+  @exclusivity(unchecked) var subtreeObserved: [UInt32]
+  @exclusivity(unchecked) var nodesVisited = 0
+  @exclusivity(unchecked) private var stack: [Int] = []
 
   init(_ shape: TreeShape) {
     self.shape = shape

@@ -1,8 +1,11 @@
-/// A 128-bit summary of a set of traits: trait `i` sets bit `i % 128`.
+/// A 128-bit summary of a set of traits: trait `i` sets bit `i` for `i < 127`, and every later
+/// trait sets the shared overflow bit 127.
 ///
-/// Exact for the first 128 trait types of a process and a superset beyond, which is all a
+/// Exact for the first 127 trait types of a process and a superset beyond, which is all a
 /// summary needs: the engine uses filters to skip subtrees and registrations that cannot be
-/// affected, and always confirms with exact values before calling anyone.
+/// affected, and always confirms with exact values before calling anyone. Only exact bits may be
+/// *removed* from a summary (see ``exactBits``), as the pass does when an override shields a
+/// subtree.
 struct _TraitFilter: Equatable {
   var low: UInt64
   var high: UInt64
@@ -15,8 +18,14 @@ struct _TraitFilter: Equatable {
     self.high = high
   }
 
+  /// The bits that stand for exactly one trait: all but the overflow bit.
+  static let exactBits = _TraitFilter(low: ~0, high: ~(1 << 63))
+
+  /// The highest trait index whose bit stands for it alone.
+  static let lastExactIndex = 126
+
   init(index: Int) {
-    let bit = index & 127
+    let bit = Swift.min(index, 127)
     self.init(low: bit < 64 ? 1 << UInt64(bit) : 0, high: bit >= 64 ? 1 << UInt64(bit - 64) : 0)
   }
 
@@ -36,6 +45,10 @@ struct _TraitFilter: Equatable {
 
   @inline(__always) static func & (lhs: _TraitFilter, rhs: _TraitFilter) -> _TraitFilter {
     _TraitFilter(low: lhs.low & rhs.low, high: lhs.high & rhs.high)
+  }
+
+  @inline(__always) static prefix func ~ (filter: _TraitFilter) -> _TraitFilter {
+    _TraitFilter(low: ~filter.low, high: ~filter.high)
   }
 
   @inline(__always) static func |= (lhs: inout _TraitFilter, rhs: _TraitFilter) {

@@ -2,12 +2,33 @@ import Synchronization
 
 /// One level of the update pass's explicit stack: the pass never recurses, so a chain of any
 /// depth runs in constant native stack.
+///
+/// Frames hold their nodes unretained: a node is retained by its parent, and a node detached
+/// while a pass runs is kept alive by the graph's graveyard until the pass ends.
+/// What the walk does next at the top frame.
+enum _WalkStep {
+  /// Every child was considered: pop the frame, adding its subtree's summary to its parent's.
+  case pop(_TraitFilter)
+  /// The next child needs no visit: add its summary.
+  case skip(_TraitFilter)
+  /// Visit the next child with these pending traits.
+  case visit(_TraitFilter)
+}
+
 struct _WalkFrame {
-  let node: TraitNode
+  let node: Unmanaged<TraitNode>
   /// The traits that may have changed for this node and its subtree.
   let pending: _TraitFilter
   /// The next child to consider.
   var next: Int
+  /// The node's `_childrenVersion` when `next` was computed.
+  var version: UInt32
+  /// Whether the children changed under the walk, so that it started them over, skipping those
+  /// it had visited in this round.
+  var restarted = false
+  /// The node's own observed traits joined with its children's summaries seen so far: the node's
+  /// new `_subtreeObserved` once every child has been considered.
+  var observed: _TraitFilter
 }
 
 extension TraitGraph {
@@ -15,11 +36,12 @@ extension TraitGraph {
   ///
   /// A pass is synchronous and made of rounds. A round walks the dirty part of the tree
   /// depth-first in pre-order (a node before its children, children in the order they were
-  /// added) and skips every subtree in which nobody observes a trait that may have changed. At
-  /// each node it runs automatic-tracking invalidations, then registrations in the order they
-  /// were made, then legacy callbacks. A registration is called at most once per round, when one
-  /// of its traits differs from its baseline. Changes that handlers make are delivered by
-  /// follow-up rounds within the same call. Calling this from inside a pass does nothing.
+  /// added) and skips every subtree in which nobody observes a trait that may have changed, or
+  /// whose nearer override shields it from the change. At each node it runs automatic-tracking
+  /// invalidations, then registrations in the order they were made, then legacy callbacks. A
+  /// registration is called at most once per round, when one of its traits differs from its
+  /// baseline. Changes that handlers make are delivered by follow-up rounds within the same call.
+  /// Calling this from inside a pass does nothing.
   ///
   /// - Precondition: The pass converges within 100 rounds.
   /// - Complexity: O(*v* + *c*), where *v* is the number of nodes on the paths to observers of
@@ -36,10 +58,13 @@ extension TraitGraph {
     guard !_isUpdating else { return }
     guard start !== root else { return updateTraitsIfNeeded() }
     _runPass(from: start) {
+      // Changes pending above `start`, less those an override on the way down shields.
       var inherited = _TraitFilter.none
+      var shield = start._shield
       var ancestor = start._parent
       while let node = ancestor {
-        inherited |= node._pending
+        inherited |= node._pending & ~shield
+        shield |= node._shield
         ancestor = node._parent
       }
       return inherited
@@ -47,8 +72,10 @@ extension TraitGraph {
     // The ancestors' flags may now claim pending work that the subtree pass has done.
     var child = start
     while let parent = child._parent {
-      parent._hasPendingBelow = parent._children.contains {
-        !$0._pending.isEmpty || $0._hasPendingBelow
+      parent._hasPendingBelow = (0..<parent._children.count).contains { position in
+        parent._children[position]._withUnsafeGuaranteedRef {
+          !$0._pending.isEmpty || $0._hasPendingBelow
+        }
       }
       child = parent
     }
@@ -57,20 +84,23 @@ extension TraitGraph {
 
   /// Numbers passes across all graphs.
   static let _nextPassNumber = Atomic<UInt64>(0)
+  /// Numbers rounds across all graphs, for the nodes' visit stamps.
+  static let _nextRoundNumber = Atomic<UInt64>(0)
 
   private func _runPass(from start: TraitNode, inherited: () -> _TraitFilter) {
     _lastPass = Statistics.Pass()
     var pending = inherited()
     guard !pending.isEmpty || !start._pending.isEmpty || start._hasPendingBelow else { return }
     _isUpdating = true
-    defer { _changeCache.clear() }
     _passNumber = TraitGraph._nextPassNumber.wrappingAdd(1, ordering: .relaxed).newValue
     let enclosingCell = _CurrentCell.active
     _CurrentCell.active = _currentCell
     defer {
       _CurrentCell.active = enclosingCell
       _currentCell.storage = nil
+      _changeCache.clear()
       _isUpdating = false
+      if !_graveyard.isEmpty { _graveyard.removeAll() }
     }
     while true {
       _lastPass.rounds += 1
@@ -86,49 +116,101 @@ extension TraitGraph {
   }
 
   /// One round: visits, in pre-order, every node whose subtree may observe a pending change.
+  ///
+  /// NB: nodes are handled through guaranteed `Unmanaged` references, so that the walk does no
+  /// reference counting; see `_WalkFrame` for why they stay alive.
   private func _walk(from start: TraitNode, inherited: _TraitFilter) {
+    let round = TraitGraph._nextRoundNumber.wrappingAdd(1, ordering: .relaxed).newValue
     var stack: ContiguousArray<_WalkFrame> = []
     swap(&stack, &_walkStack)
     defer {
       stack.removeAll(keepingCapacity: true)
       swap(&stack, &_walkStack)
     }
-    let startPending = inherited | start._pending
+    let startPending = (inherited & ~start._shield) | start._pending
     start._pending = .none
     start._hasPendingBelow = false
-    _visit(start, pending: startPending)
-    stack.append(_WalkFrame(node: start, pending: startPending, next: 0))
+    start._visitedRound = round
+    let startReference = Unmanaged.passUnretained(start)
+    _visit(startReference, pending: startPending)
+    stack.append(_frame(startReference, pending: startPending))
     while let top = stack.indices.last {
-      let node = stack[top].node
-      let next = stack[top].next
-      guard next < node._children.count else {
-        var observed = node._ownObserved
-        for child in node._children { observed |= child._subtreeObserved }
-        node._subtreeObserved = observed
-        stack.removeLast()
-        continue
+      let step: _WalkStep = stack[top].node._withUnsafeGuaranteedRef { node in
+        if node._childrenVersion != stack[top].version {
+          // A handler added or removed children of this node: consider them all again,
+          // skipping the ones this round has visited.
+          stack[top].next = 0
+          stack[top].version = node._childrenVersion
+          stack[top].restarted = true
+          stack[top].observed = node._observedHere
+        }
+        let next = stack[top].next
+        guard next < node._children.count else {
+          node._subtreeObserved = stack[top].observed
+          return .pop(node._subtreeObserved)
+        }
+        stack[top].next = next + 1
+        let child = node._children[next]
+        return child._withUnsafeGuaranteedRef { child in
+          if stack[top].restarted && child._visitedRound == round {
+            return .skip(child._subtreeObserved)
+          }
+          let reaching = stack[top].pending & ~child._shield
+          guard
+            reaching.intersects(child._subtreeObserved) || !child._pending.isEmpty
+              || child._hasPendingBelow
+          else { return .skip(child._subtreeObserved) }
+          let pending = reaching | child._pending
+          child._pending = .none
+          child._hasPendingBelow = false
+          child._visitedRound = round
+          return .visit(pending)
+        }
       }
-      stack[top].next = next + 1
-      let child = node._children[next]
-      let parentPending = stack[top].pending
-      guard
-        parentPending.intersects(child._subtreeObserved) || !child._pending.isEmpty
-          || child._hasPendingBelow
-      else { continue }
-      let pending = parentPending | child._pending
-      child._pending = .none
-      child._hasPendingBelow = false
-      _visit(child, pending: pending)
-      stack.append(_WalkFrame(node: child, pending: pending, next: 0))
+      switch step {
+      case .pop(let observed):
+        stack.removeLast()
+        if let parent = stack.indices.last { stack[parent].observed |= observed }
+      case .skip(let observed):
+        stack[top].observed |= observed
+      case .visit(let pending):
+        let child = stack[top].node._withUnsafeGuaranteedRef {
+          $0._children[stack[top].next - 1]
+        }
+        _visit(child, pending: pending)
+        stack.append(_frame(child, pending: pending))
+      }
+    }
+  }
+
+  @inline(__always) private func _frame(
+    _ node: Unmanaged<TraitNode>,
+    pending: _TraitFilter
+  )
+    -> _WalkFrame
+  {
+    node._withUnsafeGuaranteedRef { node in
+      _WalkFrame(
+        node: Unmanaged.passUnretained(node),
+        pending: pending,
+        next: 0,
+        version: node._childrenVersion,
+        observed: node._observedHere
+      )
     }
   }
 
   /// Delivers, at one node, what `pending` may have changed: tracking invalidations first, then
   /// registrations, then legacy callbacks.
-  private func _visit(_ node: TraitNode, pending: _TraitFilter) {
+  private func _visit(_ reference: Unmanaged<TraitNode>, pending: _TraitFilter) {
     _lastPass.nodesVisited += 1
-    guard pending.intersects(node._ownObserved) else { return }
-    let storage = node._resolvedStorage()
+    guard reference._withUnsafeGuaranteedRef({ pending.intersects($0._observedHere) }) else {
+      return
+    }
+    // Someone here observes a pending trait: the rare case, worth one retain of the node.
+    let node = reference.takeUnretainedValue()
+    defer { node._observedHere = node._ownObserved }
+    var storage = node._resolvedStorage()
     _currentCell.storage = Unmanaged.passUnretained(storage)
     defer { _currentCell.storage = nil }
     if let tracking = node._tracking, pending.intersects(tracking.observed) {
@@ -141,19 +223,22 @@ extension TraitGraph {
     guard let observers = node._observers, pending.intersects(observers.observed) else { return }
     observers.deliveryDepth += 1
     let end = observers.count
-    _deliver(node, observers, storage, pending: pending, end: end, allTraits: false)
+    _deliver(node, observers, &storage, pending: pending, end: end, allTraits: false)
     if observers.allTraitsCount > 0 {
-      _deliver(node, observers, storage, pending: pending, end: end, allTraits: true)
+      _deliver(node, observers, &storage, pending: pending, end: end, allTraits: true)
     }
     observers.deliveryDepth -= 1
     observers.compactIfIdle()
   }
 
   /// Calls, in order, the registrations among the node's first `end` whose traits changed.
+  ///
+  /// `storage` is the node's collection; a handler that changes the node's traits makes the next
+  /// registrations compare with, and see, the new collection.
   private func _deliver(
     _ node: TraitNode,
     _ observers: _NodeObservers,
-    _ storage: _Storage,
+    _ storage: inout _Storage,
     pending: _TraitFilter,
     end: Int,
     allTraits: Bool
@@ -165,6 +250,7 @@ extension TraitGraph {
     var previous = TraitCollection(_storage: storage)
     var memoFilter = _TraitFilter.none
     var memoChanged = false
+    var epoch = _epoch
     var callbacks = 0
     var legacyCallbacks = 0
     var wastedLegacyCallbacks = 0
@@ -178,7 +264,17 @@ extension TraitGraph {
       let entry = observers.entries[position]
       guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
       else { continue }
-      if entry.snapshot == current { continue }
+      if _epoch != epoch {
+        // A handler changed values or the tree: see the node's collection as it is now.
+        epoch = _epoch
+        let fresh = node._resolvedStorage()
+        if fresh !== storage {
+          storage = fresh
+          _currentCell.storage = Unmanaged.passUnretained(storage)
+          memoSnapshot = -1
+        }
+      }
+      if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
       if entry.snapshot != memoSnapshot {
         memoSnapshot = entry.snapshot
         previous = TraitCollection(_storage: observers.baseline(entry.snapshot))
@@ -201,6 +297,14 @@ extension TraitGraph {
       observers.use(current)
       observers.release(entry.snapshot)
       observers.move(position, to: current)
+      // NB: the box stays alive until compaction, which waits for this delivery to end.
+      let alive = entry.box._withUnsafeGuaranteedRef { $0.call(node, previous) }
+      guard alive else {
+        if let position = observers.position(of: entry.id) {
+          node._killRegistration(at: position, in: observers)
+        }
+        continue
+      }
       if allTraits {
         legacyCallbacks += 1
         if entry.box._withUnsafeGuaranteedRef({ box in
@@ -211,11 +315,6 @@ extension TraitGraph {
         }
       } else {
         callbacks += 1
-      }
-      // NB: the box stays alive until compaction, which waits for this delivery to end.
-      let alive = entry.box._withUnsafeGuaranteedRef { $0.callback(node, previous) }
-      if !alive, let position = observers.position(of: entry.id) {
-        node._killRegistration(at: position, in: observers)
       }
     }
   }

@@ -42,7 +42,7 @@ public final class TraitGraph {
     while let node = stack.popLast() {
       node._graph = nil
       node._resolvedEpoch = 0
-      stack.append(contentsOf: node._children)
+      stack.append(contentsOf: node._children.nodes)
     }
   }
 
@@ -69,7 +69,10 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _changeCache = _ChangeCache()
   /// Reused buffers, so that steady-state passes and reads allocate nothing.
   @exclusivity(unchecked) var _walkStack: ContiguousArray<_WalkFrame> = []
-  @exclusivity(unchecked) var _scratch: [TraitNode] = []
+  @exclusivity(unchecked) var _scratch: [Unmanaged<TraitNode>] = []
+  /// Nodes detached while a pass runs, kept alive until it ends (the pass does not retain the
+  /// nodes it walks).
+  @exclusivity(unchecked) var _graveyard: [TraitNode] = []
 
   func _noteDirty() {
     guard !_isDirty else { return }
@@ -77,13 +80,13 @@ public final class TraitGraph {
     onNeedsUpdate?()
   }
 
-  func _takeScratch() -> [TraitNode] {
-    var scratch: [TraitNode] = []
+  func _takeScratch() -> [Unmanaged<TraitNode>] {
+    var scratch: [Unmanaged<TraitNode>] = []
     swap(&scratch, &_scratch)
     return scratch
   }
 
-  func _returnScratch(_ scratch: inout [TraitNode]) {
+  func _returnScratch(_ scratch: inout [Unmanaged<TraitNode>]) {
     scratch.removeAll(keepingCapacity: true)
     swap(&scratch, &_scratch)
   }

@@ -26,46 +26,86 @@ open class TraitNode: TraitEnvironment {
   // NB: `@exclusivity(unchecked)` on the engine's hot state: it is confined to one isolation
   // domain, and the engine never holds an access to it across a call into user code. Dynamic
   // exclusivity checks cost about a third of a delivery (measured with callgrind).
-  // MARK: Tree
+  //
+  // NB: the pass reads the first group of fields on every child it considers; they come first so
+  // that they share the object's first cache lines.
 
-  /// The parent; cleared by the parent's `deinit`, which outlives no child's use of it.
-  @exclusivity(unchecked) unowned(unsafe) final var _parent: TraitNode?
-  @exclusivity(unchecked) final var _children: ContiguousArray<TraitNode> = []
-  /// The graph whose tree holds this node, or nil for a detached node.
-  @exclusivity(unchecked) unowned(unsafe) final var _graph: TraitGraph?
+  // MARK: Walked state
 
-  // MARK: Values
-
-  @exclusivity(unchecked) final var _overrides = TraitOverrides()
-  /// The resolved collection, valid while `_resolvedEpoch` equals the tree's epoch.
-  @exclusivity(unchecked) final var _resolved = _Storage.empty
-  @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
-  /// The parent storage `_resolved` was computed from.
-  @exclusivity(unchecked) final var _inherited = _Storage.empty
-  /// Whether the overrides changed since `_resolved` was computed.
-  @exclusivity(unchecked) final var _overridesChanged = false
-
-  // MARK: Observation
-
-  /// Traits that may have changed here since the last pass visited this node.
-  @exclusivity(unchecked) final var _pending = _TraitFilter.none
-  /// Whether some strict descendant has `_pending` set or a pending descendant.
-  @exclusivity(unchecked) final var _hasPendingBelow = false
   /// A superset of the traits observed (by registrations, tracking or the legacy adapter) by
   /// this node and its descendants.
   @exclusivity(unchecked) final var _subtreeObserved = _TraitFilter.none
+  /// The traits this node overrides, which changes above it cannot reach (exact bits only).
+  @exclusivity(unchecked) final var _shield = _TraitFilter.none
+  /// Traits that may have changed here since the last pass visited this node.
+  @exclusivity(unchecked) final var _pending = _TraitFilter.none
+  /// The number of the last pass round that visited this node.
+  @exclusivity(unchecked) final var _visitedRound: UInt64 = 0
+  /// Whether some strict descendant has `_pending` set or a pending descendant.
+  @exclusivity(unchecked) final var _hasPendingBelow = false
+  /// Advances whenever `_children` changes, so that a pass walking them notices.
+  @exclusivity(unchecked) final var _childrenVersion: UInt32 = 0
+  /// A superset of the traits observed at this node itself (registrations, tracking, legacy
+  /// callbacks); narrowed again when the pass delivers here.
+  @exclusivity(unchecked) final var _observedHere = _TraitFilter.none
+  /// The children, each retained once by this node (plain references, so that the pass walks
+  /// them without reference counting).
+  @exclusivity(unchecked) final var _children = _ChildList()
+  /// The parent, unretained (the parent retains this node); cleared when this node is detached
+  /// or its parent goes away. Hot paths read it without reference counting.
+  @exclusivity(unchecked) final var _parentRef: Unmanaged<TraitNode>?
+  /// The graph whose tree holds this node, unretained, or nil for a detached node.
+  @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
+  @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
+  /// The resolved collection, valid while `_resolvedEpoch` equals the tree's epoch.
+  ///
+  /// A node with overrides owns it (`_ownsResolved`, one retain). A node without shares its
+  /// parent's, unretained — ultimately the collection of the nearest ancestor with overrides or
+  /// of the graph's base traits. Every read validates the epoch first, and any change to that
+  /// owner advances the epoch, so a shared reference is never followed after its owner let go.
+  /// Sharing costs no reference counting, which matters on a pass down a long chain.
+  @exclusivity(unchecked) final var _resolvedRef = Unmanaged.passUnretained(_Storage.empty)
+  @exclusivity(unchecked) final var _ownsResolved = false
+
+  // MARK: Other state
+
+  @exclusivity(unchecked) final var _overrides = TraitOverrides()
+  /// The parent storage an overriding node's `_resolvedRef` was computed from (retained, so that
+  /// its address identifies it).
+  @exclusivity(unchecked) final var _inherited = _Storage.empty
+  /// Whether the overrides changed since `_resolved` was computed.
+  @exclusivity(unchecked) final var _overridesChanged = false
   /// The node's registrations; nil until the first one.
   @exclusivity(unchecked) final var _observers: _NodeObservers?
   /// The node's automatic-tracking slots; nil until the first tracked run.
   @exclusivity(unchecked) final var _tracking: _NodeTracking?
 
+  /// The parent, for cold paths.
+  final var _parent: TraitNode? {
+    get { _parentRef?.takeUnretainedValue() }
+    set { _parentRef = newValue.map(Unmanaged.passUnretained) }
+  }
+
+  /// The graph, for cold paths.
+  final var _graph: TraitGraph? {
+    get { _graphRef?.takeUnretainedValue() }
+    set { _graphRef = newValue.map(Unmanaged.passUnretained) }
+  }
+
   /// Creates a detached node with no overrides.
   public init() {}
 
   deinit {
-    for child in _children {
+    // Free the subtree without recursion: a child this node holds the last reference to gives
+    // up its own children first, so that its `deinit` has none to release. A chain of any depth
+    // then frees in constant native stack.
+    var pending = _children.takeAll()
+    while let reference = pending.popLast() {
+      var child = reference.takeRetainedValue()
       child._parent = nil
+      if isKnownUniquelyReferenced(&child) { pending += child._children.takeAll() }
     }
+    if _ownsResolved { _resolvedRef.release() }
     _tracking?.nodeWillDeinit(self)
   }
 
@@ -87,51 +127,79 @@ open class TraitNode: TraitEnvironment {
   /// The resolved storage, recomputed when something changed since the last read.
   @inline(__always) final func _resolvedStorage() -> _Storage {
     let epoch = _currentEpoch
-    if _resolvedEpoch == epoch { return _resolved }
+    if _resolvedEpoch == epoch { return _resolvedRef.takeUnretainedValue() }
     return _revalidate(epoch: epoch)
   }
 
   @inline(__always) final var _currentEpoch: UInt64 {
-    _graph?._epoch ?? TraitNode._detachedEpoch.load(ordering: .relaxed)
+    guard let graph = _graphRef else { return TraitNode._detachedEpoch.load(ordering: .relaxed) }
+    return graph._withUnsafeGuaranteedRef { $0._epoch }
   }
 
   /// Brings this node and its stale ancestors up to date, top-down, without recursion.
   @inline(never)
   final func _revalidate(epoch: UInt64) -> _Storage {
-    guard let parent = _parent else {
-      _refresh(inheriting: _graph?._baseTraits._storage ?? .empty, epoch: epoch)
-      return _resolved
+    guard let parent = _parentRef else {
+      _refresh(inheriting: _baseReference, epoch: epoch)
+      return _resolvedRef.takeUnretainedValue()
     }
-    if parent._resolvedEpoch == epoch {
-      _refresh(inheriting: parent._resolved, epoch: epoch)
-      return _resolved
+    let parentState = parent._withUnsafeGuaranteedRef { ($0._resolvedEpoch, $0._resolvedRef) }
+    if parentState.0 == epoch {
+      _refresh(inheriting: parentState.1, epoch: epoch)
+      return _resolvedRef.takeUnretainedValue()
     }
     var chain = _graph?._takeScratch() ?? []
-    var node = self
+    var node = Unmanaged.passUnretained(self)
     while true {
       chain.append(node)
-      guard let parent = node._parent, parent._resolvedEpoch != epoch else { break }
+      guard let parent = node._withUnsafeGuaranteedRef({ $0._parentRef }),
+        parent._withUnsafeGuaranteedRef({ $0._resolvedEpoch != epoch })
+      else { break }
       node = parent
     }
     for node in chain.reversed() {
-      node._refresh(
-        inheriting: node._parent?._resolved ?? node._graph?._baseTraits._storage ?? .empty,
-        epoch: epoch
-      )
+      node._withUnsafeGuaranteedRef { node in
+        let inherited =
+          node._parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedRef } }
+          ?? node._baseReference
+        node._refresh(inheriting: inherited, epoch: epoch)
+      }
     }
     _graph?._returnScratch(&chain)
-    return _resolved
+    return _resolvedRef.takeUnretainedValue()
   }
 
-  /// Recomputes `_resolved` from `inherited` when it or the overrides changed.
-  ///
-  /// A node without overrides shares its parent's collection and keeps no `_inherited` copy.
-  @inline(__always) private final func _refresh(inheriting inherited: _Storage, epoch: UInt64) {
+  /// What a parentless node inherits: its graph's base traits, or the defaults when detached.
+  private final var _baseReference: Unmanaged<_Storage> {
+    guard let graph = _graphRef else { return Unmanaged.passUnretained(_Storage.empty) }
+    return graph._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0._baseTraits._storage) }
+  }
+
+  /// Recomputes `_resolvedRef` from `inherited` when it or the overrides changed.
+  @inline(__always) private final func _refresh(
+    inheriting inherited: Unmanaged<_Storage>,
+    epoch: UInt64
+  ) {
     if _overrides._specified.isEmpty && !_overridesChanged {
-      if inherited !== _resolved { _resolved = inherited }
-    } else if inherited !== _inherited || _overridesChanged {
-      _resolved = _overrides.applied(to: inherited)
-      _inherited = _overrides._specified.isEmpty ? .empty : inherited
+      if _ownsResolved {
+        _resolvedRef.release()
+        _ownsResolved = false
+      }
+      _resolvedRef = inherited
+    } else if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
+      || _overridesChanged
+    {
+      let base = inherited.takeUnretainedValue()
+      let result = _overrides.applied(to: base)
+      if _ownsResolved { _resolvedRef.release() }
+      if result === base {
+        _resolvedRef = inherited
+        _ownsResolved = false
+      } else {
+        _resolvedRef = Unmanaged.passRetained(result)
+        _ownsResolved = true
+      }
+      _inherited = _overrides._specified.isEmpty ? .empty : base
       _overridesChanged = false
     }
     _resolvedEpoch = epoch
@@ -164,6 +232,7 @@ open class TraitNode: TraitEnvironment {
 
   final func _overridesDidChange(_ changed: _TraitFilter) {
     _overridesChanged = true
+    _shield = _overrides._shield
     _treeDidChange()
     _markPending(changed)
   }
@@ -174,7 +243,7 @@ open class TraitNode: TraitEnvironment {
   public final var traitParent: TraitNode? { _parent }
 
   /// The nodes that inherit their traits from this one, in the order they were added.
-  public final var traitChildren: [TraitNode] { Array(_children) }
+  public final var traitChildren: [TraitNode] { _children.nodes }
 
   /// Makes `child` the last child of this node, removing it from its previous parent.
   ///
@@ -186,21 +255,30 @@ open class TraitNode: TraitEnvironment {
   /// - Complexity: O(*d*) for a move within one graph, where *d* is this node's depth; O(*d* + *s*)
   ///   for a move between graphs, where *s* is the size of the moved subtree.
   public final func addTraitChild(_ child: TraitNode) {
-    var ancestor: TraitNode? = self
-    while let node = ancestor {
-      precondition(
-        node !== child,
-        "Cannot add a node as a child of itself or of its own descendant: that would make a cycle"
-      )
-      ancestor = node._parent
-    }
-    if child._parent === self, child === _children.last { return }
+    precondition(
+      child !== self && (child._children.count == 0 || !_hasAncestor(child)),
+      "Cannot add a node as a child of itself or of its own descendant: that would make a cycle"
+    )
+    if child._parent === self, _children.last?.takeUnretainedValue() === child { return }
+    let retained = Unmanaged.passRetained(child)
     child._detachFromParent()
-    _children.append(child)
+    _children.append(retained)
+    _childrenVersion &+= 1
     child._parent = self
     if child._graph !== _graph { child._moveSubtree(to: _graph) }
     child._treeDidChange()
     child._didMoveUnderNewParent()
+  }
+
+  /// Whether `node` is a strict ancestor of this node (compared without retaining anyone).
+  private final func _hasAncestor(_ node: TraitNode) -> Bool {
+    let target = Unmanaged.passUnretained(node).toOpaque()
+    var ancestor = _parentRef
+    while let current = ancestor {
+      if current.toOpaque() == target { return true }
+      ancestor = current._withUnsafeGuaranteedRef { $0._parentRef }
+    }
+    return false
   }
 
   /// Detaches this node (with its subtree) from its parent.
@@ -226,11 +304,17 @@ open class TraitNode: TraitEnvironment {
 
   private final func _detachFromParent() {
     guard let parent = _parent else { return }
-    if let index = parent._children.firstIndex(where: { $0 === self }) {
-      parent._children.remove(at: index)
+    guard let index = parent._children.firstIndex(of: self) else {
+      preconditionFailure("A node's parent does not list it among its children")
     }
+    parent._children.remove(at: index)
+    parent._childrenVersion &+= 1
     _parent = nil
     parent._treeDidChange()
+    // NB: a running pass walks nodes without retaining them; keep a node it may still be
+    // walking alive until the pass ends.
+    if let graph = _graph, graph._isUpdating { graph._graveyard.append(self) }
+    Unmanaged.passUnretained(self).release()
   }
 
   /// After a move: every trait may differ, and the new ancestors must know what is observed here.
@@ -251,7 +335,7 @@ open class TraitNode: TraitEnvironment {
       registrations += node._observers?.liveCount ?? 0
       node._graph = graph
       node._resolvedEpoch = 0
-      stack.append(contentsOf: node._children)
+      stack.append(contentsOf: node._children.nodes)
     }
     if let old = oldGraph {
       old._liveNodes -= nodes
@@ -268,8 +352,8 @@ open class TraitNode: TraitEnvironment {
   /// Records that a value or the shape of this node's tree changed: cached collections revalidate
   /// on their next read.
   @inline(__always) final func _treeDidChange() {
-    if let graph = _graph {
-      graph._epoch &+= 1
+    if let graph = _graphRef {
+      graph._withUnsafeGuaranteedRef { $0._epoch &+= 1 }
     } else {
       TraitNode._detachedEpoch.add(1, ordering: .relaxed)
     }
@@ -283,24 +367,32 @@ open class TraitNode: TraitEnvironment {
     let filter = filter & _subtreeObserved
     guard !filter.isEmpty else { return }
     _pending |= filter
-    var ancestor = _parent
-    while let node = ancestor, !node._hasPendingBelow {
-      node._hasPendingBelow = true
-      ancestor = node._parent
+    var ancestor = _parentRef
+    while let node = ancestor {
+      let next: Unmanaged<TraitNode>?? = node._withUnsafeGuaranteedRef { node in
+        guard !node._hasPendingBelow else { return .none }
+        node._hasPendingBelow = true
+        return .some(node._parentRef)
+      }
+      guard let next else { break }
+      ancestor = next
     }
     _graph?._noteDirty()
   }
 
   /// Adds `filter` to the observed summaries of this node and its ancestors.
   final func _propagateObserved(_ filter: _TraitFilter) {
-    var node: TraitNode? = self
-    while let current = node, !current._subtreeObserved.contains(filter) {
-      current._subtreeObserved |= filter
-      node = current._parent
+    var node: Unmanaged<TraitNode>? = Unmanaged.passUnretained(self)
+    while let current = node {
+      node = current._withUnsafeGuaranteedRef { current in
+        guard !current._subtreeObserved.contains(filter) else { return nil }
+        current._subtreeObserved |= filter
+        return current._parentRef
+      }
     }
   }
 
-  /// The traits observed at this node itself.
+  /// The traits observed at this node itself, exactly as its tables record them now.
   final var _ownObserved: _TraitFilter {
     (_observers?.observed ?? .none) | (_tracking?.observed ?? .none)
   }

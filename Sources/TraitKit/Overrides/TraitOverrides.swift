@@ -83,11 +83,26 @@ public struct TraitOverrides: MutableTraits {
   /// nothing.
   func applied(to inherited: _Storage) -> _Storage {
     var result = inherited
+    var copied = false
     for index in _specified where !result.hasIdenticalSlot(at: index, as: _storage) {
-      _Storage.makeUnique(&result, count: index + 1)
+      if !copied {
+        // One copy, large enough for every override.
+        _Storage.makeUnique(&result, count: _storage.count)
+        copied = true
+      }
       result.store(_storage.slot(at: index), at: index)
     }
     return result
+  }
+
+  /// The traits that have an override, as a summary whose bits each stand for one trait: what
+  /// an override shields from changes above it.
+  var _shield: _TraitFilter {
+    var shield = _TraitFilter.none
+    for index in _specified where index <= _TraitFilter.lastExactIndex {
+      shield |= _TraitFilter(index: index)
+    }
+    return shield
   }
 
   /// The traits whose overrides differ between `self` and `other`.

@@ -13,10 +13,7 @@ extension TraitNode: TraitChangeObservable {
     handler: @escaping (Observed, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
-    return _register(traits) { node, previous in
-      handler(unsafeDowncast(node, to: Observed.self), previous)
-      return true
-    }
+    return _register(_HandlerBox(traits: _indices(of: traits), handler: handler))
   }
 
   /// Calls `action` on `target` whenever one of `traits` changes.
@@ -34,16 +31,9 @@ extension TraitNode: TraitChangeObservable {
     action: @escaping (Target) -> () -> Void
   ) -> TraitChangeRegistration {
     if target === self {
-      return _register(traits) { node, _ in
-        action(unsafeDowncast(node, to: Target.self))()
-        return true
-      }
+      return _register(_SelfActionBox(traits: _indices(of: traits), action: action))
     }
-    return _register(traits) { [weak target] _, _ in
-      guard let target else { return false }
-      action(target)()
-      return true
-    }
+    return _register(_TargetActionBox(traits: _indices(of: traits), target: target, action: action))
   }
 
   /// Calls `action` on `target` with this node whenever one of `traits` changes.
@@ -62,16 +52,11 @@ extension TraitNode: TraitChangeObservable {
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
     if target === self {
-      return _register(traits) { node, _ in
-        action(unsafeDowncast(node, to: Target.self))(unsafeDowncast(node, to: Observed.self))
-        return true
-      }
+      return _register(_SelfActionBox1(traits: _indices(of: traits), action: action))
     }
-    return _register(traits) { [weak target] node, _ in
-      guard let target else { return false }
-      action(target)(unsafeDowncast(node, to: Observed.self))
-      return true
-    }
+    return _register(
+      _TargetActionBox1(traits: _indices(of: traits), target: target, action: action)
+    )
   }
 
   /// Calls `action` on `target` with this node and its previous collection whenever one of
@@ -92,19 +77,11 @@ extension TraitNode: TraitChangeObservable {
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
     if target === self {
-      return _register(traits) { node, previous in
-        action(unsafeDowncast(node, to: Target.self))(
-          unsafeDowncast(node, to: Observed.self),
-          previous
-        )
-        return true
-      }
+      return _register(_SelfActionBox2(traits: _indices(of: traits), action: action))
     }
-    return _register(traits) { [weak target] node, previous in
-      guard let target else { return false }
-      action(target)(unsafeDowncast(node, to: Observed.self), previous)
-      return true
-    }
+    return _register(
+      _TargetActionBox2(traits: _indices(of: traits), target: target, action: action)
+    )
   }
 
   /// Stops the registration `registration` stands for; `nil`, repeated calls and other nodes'
@@ -134,10 +111,10 @@ extension TraitNode: TraitChangeObservable {
     interestingTraits: [Trait],
     _ callback: @escaping (TraitNode, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
-    _register(interestingTraits, observesAllTraits: true) { node, previous in
-      callback(node, previous)
-      return true
-    }
+    _register(
+      _ClosureBox(traits: _indices(of: interestingTraits), closure: callback),
+      observesAllTraits: true
+    )
   }
 
   /// Whether this node has a live wildcard registration (see `_registerForAllTraitChanges`).
@@ -145,17 +122,23 @@ extension TraitNode: TraitChangeObservable {
 
   // MARK: - Table maintenance
 
-  final func _register(
-    _ traits: [Trait],
-    observesAllTraits: Bool = false,
-    _ callback: @escaping _TraitChangeCallback
-  ) -> TraitChangeRegistration {
-    precondition(
-      !traits.isEmpty || observesAllTraits,
-      "Must pass one or more traits to register for"
-    )
+  /// The dense indices of `traits`, duplicates counted once.
+  ///
+  /// - Precondition: `traits` is not empty.
+  final func _indices(of traits: [Trait]) -> _TraitIndexSet {
     var indices = _TraitIndexSet()
     for trait in traits { indices.insert(_TraitRegistry.index(of: trait)) }
+    return indices
+  }
+
+  final func _register(
+    _ box: _RegistrationBox,
+    observesAllTraits: Bool = false
+  ) -> TraitChangeRegistration {
+    precondition(
+      !box.traits.isEmpty || observesAllTraits,
+      "Must pass one or more traits to register for"
+    )
     let observers: _NodeObservers
     if let existing = _observers {
       observers = existing
@@ -164,13 +147,13 @@ extension TraitNode: TraitChangeObservable {
       _observers = observers
     }
     let registration = _Registration(
-      traits: indices,
+      box: box,
       snapshot: observers.snapshot(for: _resolvedStorage()),
-      observesAllTraits: observesAllTraits,
-      callback: callback
+      observesAllTraits: observesAllTraits
     )
     observers.append(registration)
     _graph?._liveRegistrations += 1
+    _observedHere |= registration.filter
     _propagateObserved(registration.filter)
     return TraitChangeRegistration(id: registration.id)
   }

@@ -15,10 +15,11 @@
 /// a new baseline is two integer updates, and the change check runs once per snapshot and
 /// traits rather than once per registration.
 ///
-/// Removal during delivery must not shift the entries being walked, so an unregistered entry is
-/// first made a tombstone — its snapshot use released at once — and tombstones, with their boxes,
-/// are dropped by compaction as soon as no delivery is walking the table (at once, outside a
-/// pass). Entries stay sorted by id, so a token is found by binary search.
+/// Removal leaves a tombstone, so that a delivery walking the entries never sees them shift, and
+/// entries stay sorted by id for the binary search that finds a token. Outside a delivery the
+/// tombstone's box is released at once (so the closure and what it captures go with it); inside
+/// one, the release waits until the delivery ends. Tombstones are compacted away once they are
+/// half the table, so removal costs O(log n) amortized.
 final class _NodeObservers {
   // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
   @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<_Registration>
@@ -31,6 +32,10 @@ final class _NodeObservers {
   /// How many deliveries are walking `entries`; compaction waits until none is.
   @exclusivity(unchecked) var deliveryDepth = 0
   @exclusivity(unchecked) private var tombstones = 0
+  /// Tombstones whose box release waits for the delivery that was running when they died.
+  @exclusivity(unchecked) private var deferredReleases = 0
+  /// The snapshot slot found or made last: registrations made together look it up first.
+  @exclusivity(unchecked) private var recentSnapshot = -1
   /// The live entries that observe every trait (legacy callbacks).
   @exclusivity(unchecked) private(set) var allTraitsCount = 0
   /// The distinct baselines of the live entries, each retained once; a nil storage marks a free
@@ -45,7 +50,9 @@ final class _NodeObservers {
   }
 
   deinit {
-    for position in 0..<count { entries[position].box.release() }
+    for position in 0..<count where !entries[position].boxReleased {
+      entries[position].box.release()
+    }
     for slot in 0..<snapshotCount { snapshots[slot].storage?.release() }
     if capacity > 0 { entries.deallocate() }
     if snapshotCapacity > 0 { snapshots.deallocate() }
@@ -82,20 +89,28 @@ final class _NodeObservers {
     return low
   }
 
-  /// Makes the entry at `position` a tombstone; its box goes at the next compaction.
+  /// Makes the entry at `position` a tombstone, releasing its box now unless a delivery is
+  /// walking the entries.
   func kill(at position: Int) {
     if entries[position].observesAllTraits { allTraitsCount -= 1 }
     release(entries[position].snapshot)
     entries[position].isLive = false
     liveCount -= 1
     tombstones += 1
+    if deliveryDepth == 0 {
+      entries[position].box.release()
+      entries[position].boxReleased = true
+    } else {
+      deferredReleases += 1
+    }
     compactIfIdle()
   }
 
-  /// Removes tombstones, releasing their boxes, when no delivery is walking the entries; and
-  /// recomputes `observed`.
+  /// When no delivery is walking the entries: releases deferred boxes, and removes tombstones once
+  /// they are half the table; then recomputes `observed`.
   func compactIfIdle() {
-    guard deliveryDepth == 0, tombstones > 0 else { return }
+    guard deliveryDepth == 0, deferredReleases > 0 || tombstones * 2 > Swift.max(count, 8)
+    else { return }
     var kept = 0
     var filter = _TraitFilter.none
     for position in 0..<count {
@@ -103,12 +118,13 @@ final class _NodeObservers {
         if kept != position { entries[kept] = entries[position] }
         filter |= entries[kept].filter
         kept += 1
-      } else {
+      } else if !entries[position].boxReleased {
         entries[position].box.release()
       }
     }
     count = kept
     tombstones = 0
+    deferredReleases = 0
     observed = filter
   }
 
@@ -121,10 +137,16 @@ final class _NodeObservers {
 
   /// The snapshot slot that holds `storage`, made if needed, without adding a use.
   func snapshot(for storage: _Storage) -> Int32 {
+    if recentSnapshot >= 0, snapshot(Int32(recentSnapshot), holds: storage) {
+      return Int32(recentSnapshot)
+    }
     var free = -1
     for slot in 0..<snapshotCount {
       if let snapshot = snapshots[slot].storage {
-        if snapshot._withUnsafeGuaranteedRef({ $0 === storage }) { return Int32(slot) }
+        if snapshot._withUnsafeGuaranteedRef({ $0 === storage }) {
+          recentSnapshot = slot
+          return Int32(slot)
+        }
       } else if free < 0 {
         free = slot
       }
@@ -143,6 +165,7 @@ final class _NodeObservers {
       snapshotCount += 1
     }
     snapshots[free].storage = Unmanaged.passRetained(storage)
+    recentSnapshot = free
     return Int32(free)
   }
 
@@ -188,13 +211,15 @@ struct _Registration {
   let id: UInt64
   /// A summary of the observed traits (all traits for a legacy callback).
   let filter: _TraitFilter
-  /// Whether `filter` is exactly the observed traits (every index below 128), so that it can
-  /// stand in for them on the delivery path.
+  /// Whether `filter` is exactly the observed traits (every index at most
+  /// `_TraitFilter.lastExactIndex`), so that it can stand in for them on the delivery path.
   let filterIsExact: Bool
   /// Whether the callback observes every trait (the legacy adapter): it then runs after the
   /// node's other registrations and fires when any trait differs.
   let observesAllTraits: Bool
   var isLive = true
+  /// Whether the table already released the box (a tombstone killed outside a delivery).
+  var boxReleased = false
   /// The snapshot slot of the node's collection when the registration was last called, or when
   /// it was made: its baseline.
   var snapshot: Int32
@@ -202,17 +227,18 @@ struct _Registration {
   let box: Unmanaged<_RegistrationBox>
 
   init(
-    traits: _TraitIndexSet,
+    box: _RegistrationBox,
     snapshot: Int32,
-    observesAllTraits: Bool,
-    callback: @escaping _TraitChangeCallback
+    observesAllTraits: Bool
   ) {
+    let traits = box.traits
     self.id = TraitChangeRegistration.next().id
     self.filter = observesAllTraits ? .all : traits.filter
-    self.filterIsExact = !observesAllTraits && traits.allSatisfy { $0 < 128 }
+    self.filterIsExact =
+      !observesAllTraits && traits.allSatisfy { $0 <= _TraitFilter.lastExactIndex }
     self.observesAllTraits = observesAllTraits
     self.snapshot = snapshot
-    self.box = Unmanaged.passRetained(_RegistrationBox(callback: callback, traits: traits))
+    self.box = Unmanaged.passRetained(box)
   }
 
   /// Whether the values this registration observes differ between `baseline` and `current`.
@@ -237,22 +263,3 @@ struct _Registration {
     }
   }
 }
-
-/// The parts of a registration that need reference counting: its callback and exact traits.
-final class _RegistrationBox {
-  let callback: _TraitChangeCallback
-  /// The observed traits; for a registration that observes every trait, the traits its owner
-  /// declared interesting (used only to count wasted legacy calls).
-  let traits: _TraitIndexSet
-
-  init(callback: @escaping _TraitChangeCallback, traits: _TraitIndexSet) {
-    self.callback = callback
-    self.traits = traits
-  }
-}
-
-@available(*, unavailable)
-extension _RegistrationBox: Sendable {}
-
-/// A type-erased trait change callback: the observed node and the previous collection.
-typealias _TraitChangeCallback = (TraitNode, TraitCollection) -> Bool

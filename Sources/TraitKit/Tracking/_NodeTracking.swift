@@ -205,6 +205,7 @@ final class _TraitReadRecorder: @unchecked Sendable {
     guard !filter.contains(bit) else { return }
     filter |= bit
     node._trackingState().observed |= bit
+    node._observedHere |= bit
     node._propagateObserved(bit)
   }
 }

@@ -1,0 +1,92 @@
+import TraitKit
+
+/// S9: legacy parity and the fine-grained tax.
+///
+/// Every node of T10k hears of every change: through the legacy `traitCollectionDidChange`
+/// adapter (traitkit-legacy), through one registration for all 32 traits (traitkit), or as an
+/// observer of every trait in the floor's broadcast; W root writes of a random trait must call
+/// every node once per write.
+struct S9LegacyParity: Scenario {
+  let id = "S9"
+  let name = "Legacy.parity"
+  let summary =
+    "T10k, every node observes every trait: traitkit-legacy adopts traitCollectionDidChange, "
+    + "traitkit registers for all 32 traits, floor broadcasts; root writes of a random trait; "
+    + "ns per callback (target traitkit <= 1.2x traitkit-legacy)"
+
+  func points(_ preset: SizePreset) -> [[(String, Int)]] {
+    [[("nodes", benchTree(preset).count)]]
+  }
+
+  func workloads(at point: [(String, Int)], preset: SizePreset) -> [Workload] {
+    let shape = benchTree(preset)
+    var generator = SeededGenerator(seed: 0x5_9000)
+    let writes = toggleWrites(
+      count: preset.pick(smoke: 4, quick: 4, full: 6),
+      traitCount: BenchTraits.count,
+      using: &generator
+    )
+    let expected = writes.count * shape.count
+    func workload(_ contender: Contender, _ run: @escaping () -> Int) -> Workload {
+      Workload(
+        contender,
+        unit: "callback",
+        units: expected,
+        operations: writes.count,
+        expectedCallbacks: expected,
+        run: run
+      )
+    }
+    return [
+      workload(.floor, floorRun(shape, writes)),
+      workload(.traitkit, traitKitRun(shape, writes)),
+      workload(.traitkitLegacy, legacyRun(shape, writes)),
+    ]
+  }
+
+  private func floorRun(_ shape: TreeShape, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
+    let counter = CallbackCounter()
+    let tree = FloorTree(shape)
+    for node in 0..<shape.count {
+      tree.observe(node, mask: .max) { counter.count += 1 }
+    }
+    return {
+      for write in writes { tree.write(0, trait: write.trait, value: write.value) }
+      return counter.take()
+    }
+  }
+
+  /// Node 0 hangs below the graph's root, as in the legacy run, so both walk the same tree.
+  private func traitKitRun(_ shape: TreeShape, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
+    let counter = CallbackCounter()
+    let tree = LegacyTraitKitTree(shape, counter: counter) { _ in nil }
+    for node in tree.nodes {
+      node.registerForTraitChanges(BenchTraits.all) { (_: TraitNode, _: TraitCollection) in
+        counter.count += 1
+      }
+    }
+    let graph = tree.graph
+    let top = tree.nodes[0]
+    return {
+      for write in writes {
+        BenchTraits.write[write.trait](&top.traitOverrides, write.value)
+        graph.updateTraitsIfNeeded()
+      }
+      return counter.take()
+    }
+  }
+
+  private func legacyRun(_ shape: TreeShape, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
+    let counter = CallbackCounter()
+    let tree = LegacyTraitKitTree(shape, counter: counter) { _ in BenchTraits.all }
+    let graph = tree.graph
+    let top = tree.nodes[0]
+    return {
+      for write in writes {
+        BenchTraits.write[write.trait](&top.traitOverrides, write.value)
+        graph.updateTraitsIfNeeded()
+      }
+      return counter.take()
+    }
+  }
+}

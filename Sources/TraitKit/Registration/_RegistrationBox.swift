@@ -1,0 +1,158 @@
+/// The parts of a registration that need reference counting: what to call, and the exact traits.
+///
+/// One subclass per registration form keeps the closure, or the target and action, exactly as
+/// they were given, so that a delivery reaches them through this one object and one virtual call,
+/// with no wrapper closure (which would cost an allocation per registration and a cache miss per
+/// call).
+class _RegistrationBox {
+  /// The observed traits; for a registration that observes every trait, the traits its owner
+  /// declared interesting (used only to count wasted legacy calls).
+  let traits: _TraitIndexSet
+
+  init(traits: _TraitIndexSet) { self.traits = traits }
+
+  /// Calls the registration for `node`; returns `false` when its target is gone.
+  func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    preconditionFailure("_RegistrationBox.call(_:_:) is abstract")
+  }
+}
+
+@available(*, unavailable)
+extension _RegistrationBox: Sendable {}
+
+/// A closure that receives the observed node, typed as its registration declared it.
+final class _HandlerBox<Observed: TraitEnvironment>: _RegistrationBox {
+  let handler: (Observed, TraitCollection) -> Void
+
+  init(traits: _TraitIndexSet, handler: @escaping (Observed, TraitCollection) -> Void) {
+    self.handler = handler
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    handler(unsafeDowncast(node, to: Observed.self), previous)
+    return true
+  }
+}
+
+/// An untyped closure (the legacy adapter's).
+final class _ClosureBox: _RegistrationBox {
+  let closure: (TraitNode, TraitCollection) -> Void
+
+  init(traits: _TraitIndexSet, closure: @escaping (TraitNode, TraitCollection) -> Void) {
+    self.closure = closure
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    closure(node, previous)
+    return true
+  }
+}
+
+/// An action without arguments on the observed node itself (not retained: it is the node).
+final class _SelfActionBox<Target: AnyObject>: _RegistrationBox {
+  let action: (Target) -> () -> Void
+
+  init(traits: _TraitIndexSet, action: @escaping (Target) -> () -> Void) {
+    self.action = action
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    action(unsafeDowncast(node, to: Target.self))()
+    return true
+  }
+}
+
+/// An action without arguments on a weakly held target.
+final class _TargetActionBox<Target: AnyObject>: _RegistrationBox {
+  weak var target: Target?
+  let action: (Target) -> () -> Void
+
+  init(traits: _TraitIndexSet, target: Target, action: @escaping (Target) -> () -> Void) {
+    self.target = target
+    self.action = action
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    guard let target else { return false }
+    action(target)()
+    return true
+  }
+}
+
+/// An action taking the observed node, on the node itself.
+final class _SelfActionBox1<Target: AnyObject, Observed: TraitEnvironment>: _RegistrationBox {
+  let action: (Target) -> (Observed) -> Void
+
+  init(traits: _TraitIndexSet, action: @escaping (Target) -> (Observed) -> Void) {
+    self.action = action
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    action(unsafeDowncast(node, to: Target.self))(unsafeDowncast(node, to: Observed.self))
+    return true
+  }
+}
+
+/// An action taking the observed node, on a weakly held target.
+final class _TargetActionBox1<Target: AnyObject, Observed: TraitEnvironment>: _RegistrationBox {
+  weak var target: Target?
+  let action: (Target) -> (Observed) -> Void
+
+  init(
+    traits: _TraitIndexSet,
+    target: Target,
+    action: @escaping (Target) -> (Observed) -> Void
+  ) {
+    self.target = target
+    self.action = action
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    guard let target else { return false }
+    action(target)(unsafeDowncast(node, to: Observed.self))
+    return true
+  }
+}
+
+/// An action taking the observed node and its previous collection, on the node itself.
+final class _SelfActionBox2<Target: AnyObject, Observed: TraitEnvironment>: _RegistrationBox {
+  let action: (Target) -> (Observed, TraitCollection) -> Void
+
+  init(traits: _TraitIndexSet, action: @escaping (Target) -> (Observed, TraitCollection) -> Void) {
+    self.action = action
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    action(unsafeDowncast(node, to: Target.self))(unsafeDowncast(node, to: Observed.self), previous)
+    return true
+  }
+}
+
+/// An action taking the observed node and its previous collection, on a weakly held target.
+final class _TargetActionBox2<Target: AnyObject, Observed: TraitEnvironment>: _RegistrationBox {
+  weak var target: Target?
+  let action: (Target) -> (Observed, TraitCollection) -> Void
+
+  init(
+    traits: _TraitIndexSet,
+    target: Target,
+    action: @escaping (Target) -> (Observed, TraitCollection) -> Void
+  ) {
+    self.target = target
+    self.action = action
+    super.init(traits: traits)
+  }
+
+  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    guard let target else { return false }
+    action(target)(unsafeDowncast(node, to: Observed.self), previous)
+    return true
+  }
+}

@@ -1,0 +1,664 @@
+import Testing
+import TraitKit
+
+@Suite("Update pass")
+struct UpdatePassTests {
+  // MARK: - Timing
+
+  @Test("callbacks wait for the pass, and all of them have run when the pass returns")
+  func passIsSynchronous() {
+    let graph = TraitGraph()
+    let nodes = graph.root.gtAdd(GTNode("a"), GTNode("b"))
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    for node in nodes {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in
+        log.append(node.name)
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    #expect(log.entries.isEmpty)
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["a", "b"])
+    #expect(graph.statistics.lastPass.rounds == 1)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 2)
+  }
+
+  @Test("a pass with nothing pending runs no round and visits no node")
+  func idlePass() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+    }
+    graph.updateTraitsIfNeeded()
+
+    graph.updateTraitsIfNeeded()
+
+    #expect(graph.statistics.lastPass.rounds == 0)
+    #expect(graph.statistics.lastPass.nodesVisited == 0)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 0)
+  }
+
+  // MARK: - Order
+
+  @Test("a round calls parents before children, and children in the order they were added")
+  func preOrder() {
+    let graph = TraitGraph()
+    let a = GTNode("a")
+    let a1 = GTNode("a1")
+    let a1x = GTNode("a1x")
+    let a1y = GTNode("a1y")
+    let a2 = GTNode("a2")
+    let b = GTNode("b")
+    let b1 = GTNode("b1")
+    let c = GTNode("c")
+    graph.root.gtAdd(c, a, b)
+    a.gtAdd(a1, a2)
+    a1.gtAdd(a1y, a1x)
+    b.addTraitChild(b1)
+    // Re-adding moves a node after its siblings: the order is the order of the last addition.
+    graph.root.addTraitChild(c)
+    a1.addTraitChild(a1y)
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    graph.root.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (_: TraitNode, _: TraitCollection) in
+      log.append("root")
+    }
+    for node in [b1, a1y, c, a2, a1x, b, a1, a] {
+      node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+        (node: GTNode, _: TraitCollection) in
+        log.append(node.name)
+      }
+    }
+
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["root", "a", "a1", "a1x", "a1y", "a2", "b", "b1", "c"])
+  }
+
+  @Test("a node's registrations are called in the order they were made")
+  func registrationOrder() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    let traits: [any TraitDefinition.Type] = [
+      GTThemeTrait.self, TraitHorizontalSizeClass.self, GTThemeTrait.self,
+      TraitUserInterfaceStyle.self,
+    ]
+    var tokens: [TraitChangeRegistration] = []
+    for (position, trait) in traits.enumerated() {
+      tokens.append(
+        node.registerForTraitChanges([trait]) { (_: GTNode, _: TraitCollection) in
+          log.append("r\(position)")
+        }
+      )
+    }
+
+    node.traitOverrides.userInterfaceStyle = .dark
+    node.traitOverrides.horizontalSizeClass = .regular
+    node.traitOverrides[GTThemeTrait.self] = 1
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["r0", "r1", "r2", "r3"])
+
+    log.removeAll()
+    node.unregisterForTraitChanges(tokens[1])
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+      log.append("r4")
+    }
+    node.traitOverrides.horizontalSizeClass = .compact
+    node.traitOverrides[GTThemeTrait.self] = 2
+    node.traitOverrides.userInterfaceStyle = .light
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["r0", "r2", "r3", "r4"])
+  }
+
+  // MARK: - Coalescing
+
+  @Test("a registration is called once per round however many of its traits changed")
+  func oncePerRound() async {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+
+    await confirmation(expectedCount: 1) { called in
+      node.registerForTraitChanges([
+        TraitHorizontalSizeClass.self, TraitVerticalSizeClass.self, GTThemeTrait.self,
+      ]) { (_: GTNode, _: TraitCollection) in
+        called()
+      }
+      graph.root.traitOverrides.horizontalSizeClass = .compact
+      node.traitOverrides.verticalSizeClass = .regular
+      node.traitOverrides[GTThemeTrait.self] = 4
+      graph.root.traitOverrides.horizontalSizeClass = .regular
+      graph.updateTraitsIfNeeded()
+    }
+  }
+
+  @Test(
+    "a color-appearance registration is called once per pass however many members change",
+    arguments: 1...6
+  )
+  func semanticSetCalledOnce(changedMembers: Int) async {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    let changes: [(inout TraitOverrides) -> Void] = [
+      { $0.userInterfaceStyle = .dark },
+      { $0.userInterfaceIdiom = .pad },
+      { $0.displayGamut = .P3 },
+      { $0.accessibilityContrast = .high },
+      { $0.userInterfaceLevel = .elevated },
+      { $0.listEnvironment = .sidebar },
+    ]
+
+    await confirmation(expectedCount: 1) { called in
+      node.registerForTraitChanges(TraitCollection.systemTraitsAffectingColorAppearance) {
+        (_: GTNode, _: TraitCollection) in
+        called()
+      }
+      for change in changes.prefix(changedMembers) { change(&graph.root.traitOverrides) }
+      graph.updateTraitsIfNeeded()
+      // Traits outside the set do not call it.
+      graph.root.traitOverrides.horizontalSizeClass = .compact
+      graph.root.traitOverrides.displayScale = 3
+      graph.updateTraitsIfNeeded()
+    }
+  }
+
+  @Test("values that change and change back between two passes fire nothing")
+  func changeAndChangeBack() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    let child = GTNode("child")
+    graph.root.addTraitChild(node)
+    node.addTraitChild(child)
+    node.traitOverrides.verticalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    var calls = 0
+    for observed in [node, child] {
+      observed.registerForTraitChanges([
+        TraitHorizontalSizeClass.self, TraitVerticalSizeClass.self, GTThemeTrait.self,
+      ]) { (_: GTNode, _: TraitCollection) in
+        calls += 1
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.root.traitOverrides.remove(TraitHorizontalSizeClass.self)
+    node.traitOverrides.verticalSizeClass = .regular
+    node.traitOverrides.verticalSizeClass = .compact
+    child.traitOverrides[GTThemeTrait.self] = 3
+    child.traitOverrides[GTThemeTrait.self] = 0
+    graph.updateTraitsIfNeeded()
+
+    #expect(calls == 0)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 0)
+  }
+
+  @Test("a handler is not called for a trait it did not register for")
+  func unrelatedTraitDoesNotFire() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    var calls = 0
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+      calls += 1
+    }
+
+    graph.root.traitOverrides.verticalSizeClass = .compact
+    node.traitOverrides[GTThemeTrait.self] = 1
+    graph.updateTraitsIfNeeded()
+
+    #expect(calls == 0)
+  }
+
+  // MARK: - The previous collection
+
+  @Test("previousTraitCollection is the collection a registration last saw, exact for its traits")
+  func previousIsBaseline() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    var seen: [(previous: TraitCollection, current: TraitCollection)] = []
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self, TraitVerticalSizeClass.self]) {
+      (node: GTNode, previous: TraitCollection) in
+      seen.append((previous, node.traitCollection))
+    }
+
+    node.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+    #expect(seen.isEmpty)
+
+    node.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    node.traitOverrides.verticalSizeClass = .regular
+    graph.updateTraitsIfNeeded()
+    node.traitOverrides.horizontalSizeClass = .regular
+    node.traitOverrides.verticalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(seen.map(\.previous.horizontalSizeClass) == [.unspecified, .compact, .compact])
+    #expect(seen.map(\.previous.verticalSizeClass) == [.unspecified, .unspecified, .regular])
+    #expect(seen.map(\.current.horizontalSizeClass) == [.compact, .compact, .regular])
+    #expect(seen.map(\.current.verticalSizeClass) == [.unspecified, .regular, .compact])
+  }
+
+  @Test("the first previousTraitCollection is the collection the node had when registering")
+  func firstPreviousIsCollectionAtRegistration() throws {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    node.traitOverrides.horizontalSizeClass = .compact
+    node.traitOverrides[GTThemeTrait.self] = 8
+    graph.updateTraitsIfNeeded()
+    let atRegistration = node.traitCollection
+    var previous: [TraitCollection] = []
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self, GTThemeTrait.self]) {
+      (_: GTNode, previousTraitCollection: TraitCollection) in
+      previous.append(previousTraitCollection)
+    }
+
+    node.traitOverrides.horizontalSizeClass = .regular
+    node.traitOverrides[GTThemeTrait.self] = 9
+    graph.updateTraitsIfNeeded()
+
+    let first = try #require(previous.first)
+    #expect(previous.count == 1)
+    #expect(first.horizontalSizeClass == atRegistration.horizontalSizeClass)
+    #expect(first[GTThemeTrait.self] == 8)
+  }
+
+  // MARK: - The current collection
+
+  @Test("TraitCollection.current is the observed node's collection during its handlers")
+  func currentDuringHandler() {
+    let graph = TraitGraph()
+    let parent = GTNode("parent")
+    let child = GTNode("child")
+    graph.root.addTraitChild(parent)
+    parent.addTraitChild(child)
+    parent.traitOverrides.userInterfaceStyle = .dark
+    child.traitOverrides.userInterfaceStyle = .light
+    graph.updateTraitsIfNeeded()
+    var matches: [String] = []
+    for node in [parent, child] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in
+        if TraitCollection.current == node.traitCollection { matches.append(node.name) }
+        let elsewhere = TraitCollection(GTThemeTrait.self, value: 1)
+        elsewhere.performAsCurrent {
+          if TraitCollection.current != elsewhere { matches.append("not restored") }
+        }
+        if TraitCollection.current != node.traitCollection { matches.append("lost") }
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    let outside = TraitCollection(GTThemeTrait.self, value: 42)
+    outside.performAsCurrent { graph.updateTraitsIfNeeded() }
+
+    #expect(matches == ["parent", "child"])
+    #expect(TraitCollection.current == TraitCollection())
+  }
+
+  @Test("TraitCollection.current is the node's collection even after an earlier handler changed it")
+  func currentAfterEarlierHandlerChangedNode() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    var currentStyles: [UserInterfaceStyle] = []
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      node.traitOverrides.userInterfaceStyle = .dark
+    }
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      #expect(node.traitCollection.userInterfaceStyle == .dark)
+      currentStyles.append(TraitCollection.current.userInterfaceStyle)
+    }
+
+    node.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(currentStyles == [.dark])
+
+  }
+
+  @Test("a pass of another graph run from a handler delivers, then gives current back")
+  func passOfAnotherGraphFromHandler() {
+    let outer = TraitGraph()
+    let inner = TraitGraph()
+    let outerNode = GTNode("outer")
+    let innerNode = GTNode("inner")
+    outer.root.addTraitChild(outerNode)
+    inner.root.addTraitChild(innerNode)
+    outerNode.traitOverrides.userInterfaceStyle = .dark
+    innerNode.traitOverrides.userInterfaceStyle = .light
+    outer.updateTraitsIfNeeded()
+    inner.updateTraitsIfNeeded()
+    let log = GTLog()
+    innerNode.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      log.append("inner current \(TraitCollection.current.userInterfaceStyle)")
+    }
+    outerNode.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      innerNode.traitOverrides.horizontalSizeClass = .regular
+      inner.updateTraitsIfNeeded()
+      log.append("outer current \(TraitCollection.current.userInterfaceStyle)")
+    }
+
+    outerNode.traitOverrides.horizontalSizeClass = .compact
+    outer.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["inner current light", "outer current dark"])
+    #expect(inner.statistics.lastPass.callbacksDelivered == 1)
+    #expect(outer.statistics.lastPass.callbacksDelivered == 1)
+  }
+
+  // MARK: - Rounds
+
+  @Test("changes that handlers make are delivered by a second round of the same call")
+  func handlerChangesGetAFollowUpRound() {
+    let graph = TraitGraph()
+    let early = GTNode("early")
+    let late = GTNode("late")
+    graph.root.gtAdd(early, late)
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    early.registerForTraitChanges([GTThemeTrait.self]) {
+      (node: GTNode, previous: TraitCollection) in
+      log.append(
+        "early: \(previous[GTThemeTrait.self]) → \(node.traitCollection[GTThemeTrait.self])"
+      )
+    }
+    late.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      log.append("late")
+      early.traitOverrides[GTThemeTrait.self] = 7
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["late", "early: 0 → 7"])
+    #expect(graph.statistics.lastPass.rounds == 2)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 2)
+    graph.updateTraitsIfNeeded()
+    #expect(graph.statistics.lastPass.rounds == 0)
+  }
+
+  @Test("a handler that changes its own trait is called again in the next round, not the same one")
+  func selfChangeIsNextRound() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    var previousThemes: [Int] = []
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self, GTThemeTrait.self]) {
+      (node: GTNode, previous: TraitCollection) in
+      previousThemes.append(previous[GTThemeTrait.self])
+      node.traitOverrides[GTThemeTrait.self] = 1
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(previousThemes == [0, 0])
+    #expect(graph.statistics.lastPass.rounds == 2)
+    #expect(node.traitCollection[GTThemeTrait.self] == 1)
+  }
+
+  @Test("calling updateTraitsIfNeeded from inside a handler does nothing")
+  func nestedUpdateIsNoOp() {
+    let graph = TraitGraph()
+    let early = GTNode("early")
+    let late = GTNode("late")
+    graph.root.gtAdd(early, late)
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    early.registerForTraitChanges([GTThemeTrait.self]) { (_: GTNode, _: TraitCollection) in
+      log.append("early")
+    }
+    late.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (late: GTNode, _: TraitCollection) in
+      log.append("late")
+      early.traitOverrides[GTThemeTrait.self] = 1
+      graph.updateTraitsIfNeeded()
+      early.updateTraitsIfNeeded()
+      late.updateTraitsIfNeeded()
+      graph.root.updateTraitsIfNeeded()
+      log.append("late done")
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["late", "late done", "early"])
+    #expect(graph.statistics.lastPass.rounds == 2)
+  }
+
+  @Test("a pass whose handlers keep changing what they observe traps instead of spinning")
+  func nonConvergingPassTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let graph = TraitGraph()
+      let node = TraitNode()
+      graph.root.addTraitChild(node)
+      node.registerForTraitChanges([GTFlagTrait.self]) { (node: TraitNode, _: TraitCollection) in
+        node.traitOverrides[GTFlagTrait.self].toggle()
+      }
+      node.traitOverrides[GTFlagTrait.self] = true
+      graph.updateTraitsIfNeeded()
+    }
+    #if DEBUG
+    // NB: release builds drop precondition messages, so only debug builds can check the text.
+    #expect(gtStandardError(result).lowercased().contains("trait updates did not converge"))
+    #endif
+  }
+
+  @Test("a pass that needs exactly 99 follow-up rounds still converges")
+  func longChainConverges() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    node.registerForTraitChanges([GTThemeTrait.self]) { (node: GTNode, _: TraitCollection) in
+      let theme = node.traitCollection[GTThemeTrait.self]
+      if theme < 100 { node.traitOverrides[GTThemeTrait.self] = theme + 1 }
+    }
+
+    node.traitOverrides[GTThemeTrait.self] = 1
+    graph.updateTraitsIfNeeded()
+
+    #expect(node.traitCollection[GTThemeTrait.self] == 100)
+    #expect(graph.statistics.lastPass.rounds == 100)
+  }
+
+  // MARK: - Scheduling
+
+  @Test("onNeedsUpdate is called once each time the graph goes from clean to dirty")
+  func onNeedsUpdateOncePerTransition() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self, TraitVerticalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+    }
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    #expect(requests == 1)
+    node.traitOverrides.verticalSizeClass = .regular
+    graph.root.traitOverrides.horizontalSizeClass = .regular
+    #expect(requests == 1)
+
+    graph.updateTraitsIfNeeded()
+    #expect(requests == 1)
+    node.traitOverrides.verticalSizeClass = .regular
+    #expect(requests == 1)
+    node.traitOverrides.verticalSizeClass = .compact
+    #expect(requests == 2)
+    graph.updateTraitsIfNeeded()
+
+    let newcomer = GTNode("newcomer")
+    newcomer.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+    }
+    graph.root.addTraitChild(newcomer)
+    #expect(requests == 3)
+    graph.updateTraitsIfNeeded()
+    #expect(requests == 3)
+  }
+
+  @Test("a host that runs a pass from onNeedsUpdate delivers each change at once")
+  func passFromOnNeedsUpdate() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    var previous: [UserInterfaceSizeClass] = []
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, previousTraitCollection: TraitCollection) in
+      previous.append(previousTraitCollection.horizontalSizeClass)
+    }
+    graph.onNeedsUpdate = { graph.updateTraitsIfNeeded() }
+
+    node.traitOverrides.horizontalSizeClass = .compact
+    #expect(previous == [.unspecified])
+    node.traitOverrides.horizontalSizeClass = .regular
+    #expect(previous == [.unspecified, .compact])
+    graph.onNeedsUpdate = nil
+  }
+
+  // MARK: - Subtree passes
+
+  @Test("a subtree pass delivers within the subtree only and leaves the rest for the graph pass")
+  func subtreePass() {
+    let graph = TraitGraph()
+    let a = GTNode("a")
+    let a1 = GTNode("a1")
+    let b = GTNode("b")
+    graph.root.gtAdd(a, b)
+    a.addTraitChild(a1)
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+    let log = GTLog()
+    for node in [a, a1, b] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in
+        log.append(node.name)
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    a.updateTraitsIfNeeded()
+    #expect(log.entries == ["a", "a1"])
+    #expect(requests == 1)
+
+    // The graph is still dirty (b waits), so this change requests no second pass.
+    a1.traitOverrides.horizontalSizeClass = .regular
+    #expect(requests == 1)
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["a", "a1", "a1", "b"])
+  }
+
+  @Test("a subtree pass that delivers everything pending leaves the graph clean")
+  func subtreePassCanCleanGraph() {
+    let graph = TraitGraph()
+    let a = GTNode("a")
+    let b = GTNode("b")
+    graph.root.gtAdd(a, b)
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+    var calls = 0
+    for node in [a, b] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (_: GTNode, _: TraitCollection) in
+        calls += 1
+      }
+    }
+
+    a.traitOverrides.horizontalSizeClass = .compact
+    #expect(requests == 1)
+    a.updateTraitsIfNeeded()
+    #expect(calls == 1)
+    graph.updateTraitsIfNeeded()
+    #expect(graph.statistics.lastPass.rounds == 0)
+    b.traitOverrides.horizontalSizeClass = .compact
+    #expect(requests == 2)
+  }
+
+  @Test("a subtree pass below a changed ancestor delivers the ancestor's change")
+  func subtreePassSeesAncestorChanges() {
+    let graph = TraitGraph()
+    let parent = GTNode("parent")
+    let child = GTNode("child")
+    graph.root.addTraitChild(parent)
+    parent.addTraitChild(child)
+    graph.updateTraitsIfNeeded()
+    var previous: [UserInterfaceSizeClass] = []
+    child.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, previousTraitCollection: TraitCollection) in
+      previous.append(previousTraitCollection.horizontalSizeClass)
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    child.updateTraitsIfNeeded()
+    #expect(previous == [.unspecified])
+    graph.updateTraitsIfNeeded()
+    #expect(previous == [.unspecified])
+  }
+
+  // MARK: - Registrations made during a pass
+
+  @Test("a registration made by a handler is not told about changes made before it")
+  func registrationDuringPass() {
+    let graph = TraitGraph()
+    let early = GTNode("early")
+    let late = GTNode("late")
+    graph.root.gtAdd(early, late)
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    early.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (early: GTNode, _: TraitCollection) in
+      log.append("early")
+      for node in [early, late] {
+        node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+          (node: GTNode, _: TraitCollection) in
+          log.append("new on \(node.name)")
+        }
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["early"])
+
+    graph.root.traitOverrides.horizontalSizeClass = .regular
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["early", "early", "new on early", "new on late"])
+  }
+}
