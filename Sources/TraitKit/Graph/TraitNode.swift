@@ -51,8 +51,10 @@ open class TraitNode: TraitEnvironment {
   /// The children, each retained once by this node (plain references, so that the pass walks
   /// them without reference counting).
   @exclusivity(unchecked) final var _children = _ChildList()
-  /// The parent, unretained (the parent retains this node); cleared when this node is detached
-  /// or its parent goes away. Hot paths read it without reference counting.
+  /// The parent, unretained: the parent retains this node.
+  ///
+  /// Cleared when this node is detached or its parent goes away. Hot paths read it without
+  /// reference counting.
   @exclusivity(unchecked) final var _parentRef: Unmanaged<TraitNode>?
   /// The graph whose tree holds this node, unretained, or nil for a detached node.
   @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
