@@ -18,6 +18,7 @@
 ///
 /// Storage is immutable once it is wrapped in a collection; the mutation entry points below are
 /// only called while the buffer is uniquely referenced (copy-on-write).
+@usableFromInline
 final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   /// The empty collection's storage, shared by every empty collection.
   // NB: `ManagedBuffer` is not `Sendable`; a storage is immutable once shared (see above).
@@ -47,7 +48,8 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   @inline(__always) var count: Int { header.count }
 
   /// The value of trait `T`, whose dense index is `index`.
-  @inline(__always) func value<T: TraitDefinition>(_: T.Type, at index: Int) -> T.Value {
+  @inlinable @inline(__always)
+  func value<T: TraitDefinition>(_: T.Type, at index: Int) -> T.Value {
     withUnsafeMutablePointers { header, slots in
       guard index < header.pointee.count else { return T.defaultValue }
       guard let box = slots[index].box else {
@@ -150,9 +152,10 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
 }
 
 /// A slot as stored: plain data, its box (if any) owned by the storage.
+@usableFromInline
 struct _RawSlot {
-  var bits: UInt64
-  var box: UnsafeMutableRawPointer?
+  @usableFromInline var bits: UInt64
+  @usableFromInline var box: UnsafeMutableRawPointer?
 
   /// Initializes `slots[indices]` with the default slots of those traits.
   static func initializeDefaults(_ slots: UnsafeMutablePointer<_RawSlot>, indices: Range<Int>) {
@@ -164,9 +167,10 @@ struct _RawSlot {
 }
 
 /// The header of a ``_Storage`` buffer.
+@usableFromInline
 struct _StorageHeader {
   /// The number of initialized slots.
-  var count: Int
+  @usableFromInline var count: Int
   /// The number of slots that hold a box.
   var boxes: Int
   /// Encoded entries whose identifiers named no known trait, kept so that they are written back.

@@ -18,11 +18,12 @@
 public struct TraitCollection: Sendable {
   // NB: `_Storage` is a `ManagedBuffer`, which cannot be `Sendable`; it is immutable once a
   // collection holds it, which makes sharing it across domains safe.
-  nonisolated(unsafe) var _storage: _Storage
+  @usableFromInline nonisolated(unsafe) var _storage: _Storage
   /// The automatic-tracking recorder this collection reports reads to, when it was obtained from
   /// a node inside a tracked closure; nil otherwise.
-  var _recorder: _TraitReadRecorder?
+  @usableFromInline var _recorder: _TraitReadRecorder?
 
+  @inlinable
   init(_storage: _Storage) {
     self._storage = _storage
     self._recorder = nil
@@ -87,6 +88,7 @@ public struct TraitCollection: Sendable {
   ///
   /// Reading a trait is an indexed load. Inside a tracked closure (see
   /// ``TraitNode/withTraitTracking(slot:invalidation:_:)``), the read is also recorded.
+  @inlinable
   public subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
     let index = _TraitRegistry.index(of: T.self)
     if let recorder = _recorder { recorder.record(index) }

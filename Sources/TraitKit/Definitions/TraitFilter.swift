@@ -6,13 +6,15 @@
 /// affected, and always confirms with exact values before calling anyone. Only exact bits may be
 /// *removed* from a summary (see ``exactBits``), as the pass does when an override shields a
 /// subtree.
-struct _TraitFilter: Equatable {
-  var low: UInt64
-  var high: UInt64
+@usableFromInline
+struct _TraitFilter: Equatable, Sendable {
+  @usableFromInline var low: UInt64
+  @usableFromInline var high: UInt64
 
-  static let none = _TraitFilter(low: 0, high: 0)
+  @usableFromInline static let none = _TraitFilter(low: 0, high: 0)
   static let all = _TraitFilter(low: ~0, high: ~0)
 
+  @inlinable
   init(low: UInt64, high: UInt64) {
     self.low = low
     self.high = high
@@ -29,7 +31,7 @@ struct _TraitFilter: Equatable {
     self.init(low: bit < 64 ? 1 << UInt64(bit) : 0, high: bit >= 64 ? 1 << UInt64(bit - 64) : 0)
   }
 
-  @inline(__always) var isEmpty: Bool { (low | high) == 0 }
+  @inlinable @inline(__always) var isEmpty: Bool { (low | high) == 0 }
 
   @inline(__always) func intersects(_ other: _TraitFilter) -> Bool {
     (low & other.low) | (high & other.high) != 0
@@ -58,10 +60,12 @@ struct _TraitFilter: Equatable {
 }
 
 /// An exact set of dense trait indices; the first 64 are stored inline.
-struct _TraitIndexSet: Equatable, Sequence {
-  private var first: UInt64 = 0
-  private var rest: [UInt64] = []
+@usableFromInline
+struct _TraitIndexSet: Equatable, Sequence, Sendable {
+  @usableFromInline var first: UInt64 = 0
+  @usableFromInline var rest: [UInt64] = []
 
+  @inlinable
   init() {}
 
   init(_ indices: some Sequence<Int>) {
@@ -75,6 +79,7 @@ struct _TraitIndexSet: Equatable, Sequence {
     reduce(into: .none) { $0 |= _TraitFilter(index: $1) }
   }
 
+  @inlinable
   func contains(_ index: Int) -> Bool {
     if index < 64 { return first & (1 << UInt64(index)) != 0 }
     let word = index / 64 - 1
@@ -102,8 +107,10 @@ struct _TraitIndexSet: Equatable, Sequence {
   }
 
   /// The indices in increasing order.
+  @usableFromInline
   func makeIterator() -> Iterator { Iterator(set: self) }
 
+  @usableFromInline
   struct Iterator: IteratorProtocol {
     let set: _TraitIndexSet
     var word = -1
@@ -114,6 +121,7 @@ struct _TraitIndexSet: Equatable, Sequence {
       self.bits = set.first
     }
 
+    @usableFromInline
     mutating func next() -> Int? {
       while bits == 0 {
         word += 1
@@ -126,6 +134,7 @@ struct _TraitIndexSet: Equatable, Sequence {
     }
   }
 
+  @usableFromInline
   static func == (lhs: _TraitIndexSet, rhs: _TraitIndexSet) -> Bool {
     guard lhs.first == rhs.first else { return false }
     let count = Swift.max(lhs.rest.count, rhs.rest.count)

@@ -19,8 +19,9 @@ struct _Slot {
 }
 
 /// The box that holds one write of a trait value that is not stored unboxed.
+@usableFromInline
 final class _Box<Value: Sendable>: Sendable {
-  let value: Value
+  @usableFromInline let value: Value
   init(_ value: Value) { self.value = value }
 }
 
@@ -31,9 +32,11 @@ final class _Box<Value: Sendable>: Sendable {
 /// each write keeps its own identity (rule R1). Reading needs no such decision — a slot without
 /// a box holds bits — so the read path folds to a load and a bit-cast once `Value` is known: no
 /// dynamic cast, no existential.
+@usableFromInline
 enum _SlotCoding<Value: Sendable> {
   /// Whether values fit in `_Slot.bits`: plain data of at most 8 bytes.
-  @inline(__always) static var fitsInBits: Bool {
+  @inlinable @inline(__always)
+  static var fitsInBits: Bool {
     _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
   }
 

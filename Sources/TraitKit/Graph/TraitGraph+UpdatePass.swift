@@ -47,8 +47,12 @@ extension TraitGraph {
   /// - Complexity: O(*v* + *c*), where *v* is the number of nodes on the paths to observers of
   ///   the changed traits and *c* the number of their registrations.
   public func updateTraitsIfNeeded() {
+    guard _isDirty else {
+      // Nothing is pending: the pass has nothing to do.
+      _lastPass = Statistics.Pass()
+      return
+    }
     guard !_isUpdating else { return }
-    _isDirty = true
     _runPass(from: root) { .none }
     _isDirty = false
   }

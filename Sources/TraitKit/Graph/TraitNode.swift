@@ -71,7 +71,7 @@ open class TraitNode: TraitEnvironment {
 
   // MARK: Other state
 
-  @exclusivity(unchecked) final var _overrides = TraitOverrides()
+  @usableFromInline @exclusivity(unchecked) final var _overrides = TraitOverrides()
   /// The parent storage an overriding node's `_resolvedRef` was computed from (retained, so that
   /// its address identifies it).
   @exclusivity(unchecked) final var _inherited = _Storage.empty
@@ -222,14 +222,19 @@ open class TraitNode: TraitEnvironment {
       _overrides = newValue
       if !changed.isEmpty { _overridesDidChange(changed) }
     }
+    @inlinable
     _modify {
       yield &_overrides
-      let changed = _overrides._changed
-      if !changed.isEmpty {
-        _overrides._changed = .none
-        _overridesDidChange(changed)
-      }
+      if !_overrides._changed.isEmpty { _overridesDidChangeAfterModify() }
     }
+  }
+
+  /// Consumes the change record that an in-place mutation of the overrides left.
+  @usableFromInline
+  final func _overridesDidChangeAfterModify() {
+    let changed = _overrides._changed
+    _overrides._changed = .none
+    _overridesDidChange(changed)
   }
 
   final func _overridesDidChange(_ changed: _TraitFilter) {
@@ -379,7 +384,7 @@ open class TraitNode: TraitEnvironment {
       guard let next else { break }
       ancestor = next
     }
-    _graph?._noteDirty()
+    _graphRef?._withUnsafeGuaranteedRef { $0._noteDirty() }
   }
 
   /// Adds `filter` to the observed summaries of this node and its ancestors.

@@ -16,12 +16,13 @@
 public struct TraitOverrides: MutableTraits {
   /// The overridden values, canonical like a collection's (an override to the default holds the
   /// default slot).
-  var _storage = _Storage.empty
+  @usableFromInline var _storage = _Storage.empty
   /// The traits that have an override.
-  var _specified = _TraitIndexSet()
+  @usableFromInline var _specified = _TraitIndexSet()
   /// The traits whose override changed since the owning node last looked.
-  var _changed = _TraitFilter.none
+  @usableFromInline var _changed = _TraitFilter.none
 
+  @inlinable
   init() {}
 
   /// Returns whether `trait` has an override.
@@ -68,15 +69,24 @@ public struct TraitOverrides: MutableTraits {
       }
       return value
     }
+    // NB: inlinable so that a write of the value an override already has is a specialized
+    // comparison in the client, as cheap as the floor's (traitkit-bench S4 mode=1).
+    @inlinable
     set {
       let index = _TraitRegistry.index(of: T.self)
       if _specified.contains(index), T.valuesEqual(_storage.value(T.self, at: index), newValue) {
         return
       }
-      _specified.insert(index)
-      _TraitMutations.write(newValue, for: T.self, into: &_storage)
-      _changed |= _TraitFilter(index: index)
+      _set(newValue, for: T.self, at: index)
     }
+  }
+
+  /// Sets the override of `trait`, whose dense index is `index`, to `value`.
+  @usableFromInline
+  mutating func _set<T: TraitDefinition>(_ value: T.Value, for trait: T.Type, at index: Int) {
+    _specified.insert(index)
+    _TraitMutations.write(value, for: T.self, into: &_storage)
+    _changed |= _TraitFilter(index: index)
   }
 
   /// Returns `inherited` with these overrides applied, sharing `inherited` when they change

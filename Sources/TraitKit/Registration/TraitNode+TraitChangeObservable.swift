@@ -152,7 +152,7 @@ extension TraitNode: TraitChangeObservable {
       observesAllTraits: observesAllTraits
     )
     observers.append(registration)
-    _graph?._liveRegistrations += 1
+    _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations += 1 }
     _observedHere |= registration.filter
     _propagateObserved(registration.filter)
     return TraitChangeRegistration(id: registration.id)
@@ -160,7 +160,7 @@ extension TraitNode: TraitChangeObservable {
 
   final func _killRegistration(at position: Int, in observers: _NodeObservers) {
     observers.kill(at: position)
-    _graph?._liveRegistrations -= 1
+    _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations -= 1 }
   }
 
   private final func _requireObservable<Observed>(as _: Observed.Type) {

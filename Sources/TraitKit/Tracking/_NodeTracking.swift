@@ -165,6 +165,7 @@ extension _TrackingRecord: Sendable {}
 ///
 /// Collections obtained inside a tracked closure carry their recorder, so that reads made
 /// through them are recorded too.
+@usableFromInline
 final class _TraitReadRecorder: @unchecked Sendable {
   // NB: `@unchecked`: collections carrying a recorder may cross threads, but `record(_:)` only
   // writes on the thread running the tracked closure and ignores every other thread.
@@ -195,6 +196,7 @@ final class _TraitReadRecorder: @unchecked Sendable {
   }
 
   /// Records a read of the trait with dense index `index`.
+  @usableFromInline
   func record(_ index: Int) {
     guard isLive, record.isRecording, record.run == run,
       pthread_equal(record.thread, pthread_self()) != 0
