@@ -21,7 +21,9 @@ final class _NodeTracking {
   @exclusivity(unchecked) var observed = _TraitFilter.none
 
   func record(for slot: TraitTrackingSlot, owner: TraitNode) -> _TrackingRecord {
-    if let record = records.first(where: { $0.slot == slot }) { return record }
+    for position in records.indices where records[position].slot == slot {
+      return records[position]
+    }
     let record = _TrackingRecord(owner: owner, slot: slot)
     records.append(record)
     return record
@@ -49,7 +51,7 @@ final class _NodeTracking {
         watcher.traits.contains(where: { !current.slotEqual(at: $0, to: watcher.baseline) })
       else { continue }
       watcher.baseline = current
-      let record = watcher.record
+      let record = watcher.record.takeUnretainedValue()
       guard record.invalidatedInPass != pass else { continue }
       record.invalidatedInPass = pass
       invalidations += 1
@@ -71,18 +73,21 @@ extension _NodeTracking: Sendable {}
 
 /// The record of one tracked slot of one node: its invalidation and the reads of its last run.
 final class _TrackingRecord {
+  // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
   unowned(unsafe) let owner: TraitNode
   let slot: TraitTrackingSlot
-  var invalidation: (TraitNode) -> Void = { _ in }
+  @exclusivity(unchecked) var invalidation: (TraitNode) -> Void = { _ in }
   /// One entry per node read in the last run (usually just the owner).
-  var dependencies: ContiguousArray<_TraitReadRecorder> = []
+  @exclusivity(unchecked) var dependencies: ContiguousArray<_TraitReadRecorder> = []
+  /// The dependency found last, tried first (a tracked closure mostly reads its own node).
+  @exclusivity(unchecked) var recentDependency: Unmanaged<_TraitReadRecorder>?
   /// Counts runs; a dependency touched in the current run carries its number.
-  var run: UInt64 = 0
-  var isRecording = false
-  var isLive = true
-  var invalidatedInPass: UInt64 = 0
+  @exclusivity(unchecked) var run: UInt64 = 0
+  @exclusivity(unchecked) var isRecording = false
+  @exclusivity(unchecked) var isLive = true
+  @exclusivity(unchecked) var invalidatedInPass: UInt64 = 0
   /// The thread running the current run; reads from other threads are not recorded.
-  var thread = pthread_self()
+  @exclusivity(unchecked) var thread = pthread_self()
 
   init(owner: TraitNode, slot: TraitTrackingSlot) {
     self.owner = owner
@@ -98,15 +103,22 @@ final class _TrackingRecord {
   /// Ends a run: dependencies this run did not touch are dropped.
   func endRun() {
     isRecording = false
-    dependencies.removeAll { dependency in
-      guard dependency.run != run else { return false }
-      dependency.isLive = false
-      return true
+    recentDependency = nil
+    var kept = 0
+    for position in dependencies.indices {
+      if dependencies[position].run == run {
+        if kept != position { dependencies.swapAt(kept, position) }
+        kept += 1
+      } else {
+        dependencies[position].isLive = false
+      }
     }
+    if kept < dependencies.count { dependencies.removeLast(dependencies.count - kept) }
   }
 
   func kill() {
     isLive = false
+    recentDependency = nil
     isRecording = false
     for dependency in dependencies { dependency.isLive = false }
     dependencies.removeAll()
@@ -118,13 +130,22 @@ final class _TrackingRecord {
   func dependency(on node: TraitNode, storage: _Storage) -> _TraitReadRecorder {
     let id = ObjectIdentifier(node)
     // NB: compare identities only: a dependency's node may be gone (then it is not live).
-    for dependency in dependencies where dependency.isLive && dependency.nodeID == id {
+    if let recent = recentDependency,
+      recent._withUnsafeGuaranteedRef({ $0.isLive && $0.nodeID == id && $0.run == run })
+    {
+      return recent.takeUnretainedValue()
+    }
+    for position in dependencies.indices
+    where dependencies[position].isLive && dependencies[position].nodeID == id {
+      let dependency = dependencies[position]
       if dependency.run != run { dependency.reset(run: run, baseline: storage) }
+      recentDependency = Unmanaged.passUnretained(dependency)
       return dependency
     }
     let dependency = _TraitReadRecorder(record: self, node: node, run: run, baseline: storage)
     dependencies.append(dependency)
     node._trackingState().watchers.append(dependency)
+    recentDependency = Unmanaged.passUnretained(dependency)
     return dependency
   }
 
@@ -169,37 +190,42 @@ extension _TrackingRecord: Sendable {}
 final class _TraitReadRecorder: @unchecked Sendable {
   // NB: `@unchecked`: collections carrying a recorder may cross threads, but `record(_:)` only
   // writes on the thread running the tracked closure and ignores every other thread.
-  unowned(unsafe) let record: _TrackingRecord
+  /// The slot's record, unretained: a dependency never outlives its use by a live record.
+  let record: Unmanaged<_TrackingRecord>
   unowned(unsafe) let node: TraitNode
   let nodeID: ObjectIdentifier
-  var traits = _TraitIndexSet()
-  var filter = _TraitFilter.none
+  @exclusivity(unchecked) var traits = _TraitIndexSet()
+  @exclusivity(unchecked) var filter = _TraitFilter.none
   /// The node's collection when the traits were read, or when the invalidation last ran.
-  var baseline: _Storage
-  var run: UInt64
+  @exclusivity(unchecked) var baseline: _Storage
+  @exclusivity(unchecked) var run: UInt64
   /// False once the slot's record, the read node, or the run that made it is gone.
-  var isLive = true
+  @exclusivity(unchecked) var isLive = true
 
   init(record: _TrackingRecord, node: TraitNode, run: UInt64, baseline: _Storage) {
-    self.record = record
+    self.record = Unmanaged.passUnretained(record)
     self.node = node
     self.nodeID = ObjectIdentifier(node)
     self.run = run
     self.baseline = baseline
   }
 
+  /// Starts recording a new run: the exact traits start over; the filter, a summary the pass
+  /// uses to find this dependency, keeps the bits it has (a superset is harmless), so that
+  /// re-tracking the same reads publishes nothing up the tree.
   func reset(run: UInt64, baseline: _Storage) {
     self.run = run
     self.baseline = baseline
     traits = _TraitIndexSet()
-    filter = .none
   }
 
   /// Records a read of the trait with dense index `index`.
   @usableFromInline
   func record(_ index: Int) {
-    guard isLive, record.isRecording, record.run == run,
-      pthread_equal(record.thread, pthread_self()) != 0
+    guard isLive,
+      record._withUnsafeGuaranteedRef({
+        $0.isRecording && $0.run == run && pthread_equal($0.thread, pthread_self()) != 0
+      })
     else { return }
     if traits.contains(index) { return }
     traits.insert(index)
