@@ -7,7 +7,10 @@ extension TraitNode: TraitChangeObservable {
   ///   - handler: Called with this node and its previous collection.
   /// - Returns: A token for ``unregisterForTraitChanges(_:)``.
   /// - Precondition: `traits` is not empty, and this node is an `Observed`.
-  @discardableResult
+  // NB: inlinable so that the client specializes it: the box's generic metadata and the
+  // `self is Observed` check then resolve at compile time instead of costing a run-time lookup
+  // per registration (traitkit-bench S6).
+  @discardableResult @inlinable
   public final func registerForTraitChanges<Observed: TraitEnvironment>(
     _ traits: [Trait],
     handler: @escaping (Observed, TraitCollection) -> Void
@@ -125,12 +128,14 @@ extension TraitNode: TraitChangeObservable {
   /// The dense indices of `traits`, duplicates counted once.
   ///
   /// - Precondition: `traits` is not empty.
+  @usableFromInline
   final func _indices(of traits: [Trait]) -> _TraitIndexSet {
     var indices = _TraitIndexSet()
     for trait in traits { indices.insert(_TraitRegistry.index(of: trait)) }
     return indices
   }
 
+  @usableFromInline
   final func _register(
     _ box: _RegistrationBox,
     observesAllTraits: Bool = false
@@ -163,7 +168,8 @@ extension TraitNode: TraitChangeObservable {
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations -= 1 }
   }
 
-  private final func _requireObservable<Observed>(as _: Observed.Type) {
+  @inlinable
+  final func _requireObservable<Observed>(as _: Observed.Type) {
     precondition(
       self is Observed,
       "A trait change handler for \(Observed.self) was registered on a \(type(of: self)); "

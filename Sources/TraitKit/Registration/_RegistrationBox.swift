@@ -4,14 +4,17 @@
 /// they were given, so that a delivery reaches them through this one object and one virtual call,
 /// with no wrapper closure (which would cost an allocation per registration and a cache miss per
 /// call).
+@usableFromInline
 class _RegistrationBox {
   /// The observed traits; for a registration that observes every trait, the traits its owner
   /// declared interesting (used only to count wasted legacy calls).
   let traits: _TraitIndexSet
 
+  @usableFromInline
   init(traits: _TraitIndexSet) { self.traits = traits }
 
   /// Calls the registration for `node`; returns `false` when its target is gone.
+  @usableFromInline
   func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
     preconditionFailure("_RegistrationBox.call(_:_:) is abstract")
   }
@@ -21,14 +24,17 @@ class _RegistrationBox {
 extension _RegistrationBox: Sendable {}
 
 /// A closure that receives the observed node, typed as its registration declared it.
+@usableFromInline
 final class _HandlerBox<Observed: TraitEnvironment>: _RegistrationBox {
-  let handler: (Observed, TraitCollection) -> Void
+  @usableFromInline let handler: (Observed, TraitCollection) -> Void
 
+  @inlinable
   init(traits: _TraitIndexSet, handler: @escaping (Observed, TraitCollection) -> Void) {
     self.handler = handler
     super.init(traits: traits)
   }
 
+  @inlinable
   override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
     handler(unsafeDowncast(node, to: Observed.self), previous)
     return true
