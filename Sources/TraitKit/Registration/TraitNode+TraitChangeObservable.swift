@@ -1,4 +1,7 @@
 extension TraitNode: TraitChangeObservable {
+  // NB: inlinable so that the client specializes it: the box's generic metadata and the
+  // `self is Observed` check then resolve at compile time instead of costing a run-time lookup
+  // per registration (traitkit-bench S6).
   /// Calls `handler` with this node and its previous collection whenever one of `traits`
   /// changes.
   ///
@@ -7,9 +10,6 @@ extension TraitNode: TraitChangeObservable {
   ///   - handler: Called with this node and its previous collection.
   /// - Returns: A token for ``unregisterForTraitChanges(_:)``.
   /// - Precondition: `traits` is not empty, and this node is an `Observed`.
-  // NB: inlinable so that the client specializes it: the box's generic metadata and the
-  // `self is Observed` check then resolve at compile time instead of costing a run-time lookup
-  // per registration (traitkit-bench S6).
   @discardableResult @inlinable
   public final func registerForTraitChanges<Observed: TraitEnvironment>(
     _ traits: [Trait],
