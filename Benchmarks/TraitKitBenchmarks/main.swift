@@ -1,4 +1,5 @@
 import Foundation
+import TraitKit
 
 // traitkit-bench: TraitKit's observer-throughput benchmark. See `Options.usage`.
 
@@ -30,6 +31,17 @@ if isDebugBuild {
   )
 }
 
+if TraitGraph._internalChecksEnabled {
+  printError(
+    """
+    ********************************************************************************
+    WARNING: TraitKit was built with -DTRAITKIT_INTERNAL_CHECKS: every update pass
+             verifies the whole graph. Timings are meaningless.
+    ********************************************************************************
+    """
+  )
+}
+
 var notes = [
   "observation and notificationcenter get the floor's tree walk: their figures isolate "
     + "notification cost, not propagation.",
@@ -37,6 +49,9 @@ var notes = [
     + "this same run.",
 ]
 if isDebugBuild { notes.insert("DEBUG BUILD: timings are not representative.", at: 0) }
+if TraitGraph._internalChecksEnabled {
+  notes.insert("INTERNAL CHECKS ON: timings are not representative.", at: 0)
+}
 
 let scenarios: [any Scenario]
 let summaries: [String: String]

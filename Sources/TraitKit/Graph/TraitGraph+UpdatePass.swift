@@ -105,6 +105,7 @@ extension TraitGraph {
       _changeCache.clear()
       _isUpdating = false
       if !_graveyard.isEmpty { _graveyard.removeAll() }
+      _checkInvariants()
     }
     while true {
       _lastPass.rounds += 1

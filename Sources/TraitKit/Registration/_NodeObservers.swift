@@ -183,6 +183,12 @@ final class _NodeObservers {
     }
   }
 
+  /// Whether snapshot `slot` is held (has uses and a storage).
+  func _snapshotHasUses(_ slot: Int32) -> Bool {
+    slot >= 0 && Int(slot) < snapshotCount && snapshots[Int(slot)].uses > 0
+      && snapshots[Int(slot)].storage != nil
+  }
+
   /// Whether snapshot `slot` holds `storage`.
   @inline(__always) func snapshot(_ slot: Int32, holds storage: _Storage) -> Bool {
     guard slot >= 0, let snapshot = snapshots[Int(slot)].storage else { return false }

@@ -1,0 +1,78 @@
+extension TraitGraph {
+  /// Whether TraitKit was built with its internal invariant checks
+  /// (`-DTRAITKIT_INTERNAL_CHECKS`), which make every update pass verify the whole graph.
+  package static var _internalChecksEnabled: Bool {
+    #if TRAITKIT_INTERNAL_CHECKS
+    true
+    #else
+    false
+    #endif
+  }
+
+  /// Verifies the graph's invariants, trapping with a message that names the one broken; a no-op
+  /// unless built with `-DTRAITKIT_INTERNAL_CHECKS`.
+  ///
+  /// - Complexity: O(*n* + *r*) for *n* nodes and *r* registrations, when enabled.
+  package func _checkInvariants() {
+    #if TRAITKIT_INTERNAL_CHECKS
+    var nodes = 0
+    var registrations = 0
+    var stack = [root]
+    precondition(root._parent == nil, "Invariant: the root has no parent")
+    while let node = stack.popLast() {
+      nodes += 1
+      precondition(node._graph === self, "Invariant: every node of the tree points at its graph")
+      registrations += node._observers?.liveCount ?? 0
+      precondition(
+        node._observedHere.contains(node._ownObserved),
+        "Invariant: a node's observed summary covers what its tables observe"
+      )
+      var below = node._ownObserved
+      for child in node._children.nodes {
+        precondition(child._parent === node, "Invariant: a child's parent lists it as a child")
+        below |= child._subtreeObserved
+        stack.append(child)
+      }
+      precondition(
+        node._subtreeObserved.contains(below),
+        "Invariant: a subtree summary covers its node's and its children's summaries"
+      )
+      if let observers = node._observers { observers._checkInvariants() }
+    }
+    precondition(nodes == _liveNodes, "Invariant: liveNodes counts the nodes of the tree")
+    precondition(
+      registrations == _liveRegistrations,
+      "Invariant: liveRegistrations counts the live registrations of the tree's nodes"
+    )
+    #endif
+  }
+}
+
+extension _NodeObservers {
+  /// Verifies the table's invariants (see ``TraitGraph/_checkInvariants()``).
+  func _checkInvariants() {
+    #if TRAITKIT_INTERNAL_CHECKS
+    var live = 0
+    for position in 0..<count {
+      if position > 0 {
+        precondition(
+          entries[position - 1].id < entries[position].id,
+          "Invariant: registrations are sorted by id"
+        )
+      }
+      if entries[position].isLive {
+        live += 1
+        precondition(
+          observed.contains(entries[position].filter),
+          "Invariant: the table's summary covers each live registration"
+        )
+        precondition(
+          _snapshotHasUses(entries[position].snapshot),
+          "Invariant: a live registration's baseline snapshot is held"
+        )
+      }
+    }
+    precondition(live == liveCount, "Invariant: liveCount counts the live registrations")
+    #endif
+  }
+}
