@@ -19,7 +19,7 @@ struct S2SelectiveBroadcast: Scenario {
     let setup = Setup(
       shape: benchTree(preset),
       traitsPerNode: point["r"],
-      writes: preset.pick(smoke: 20, quick: 40, full: 64)
+      writes: preset.pick(smoke: 20, quick: 24, full: 32)
     )
     let fineExpected = setup.writes.reduce(0) { $0 + setup.observerCount[$1.trait] }
     func workload(

@@ -28,7 +28,7 @@ struct S4Shadowing: Scenario {
       isNoOp: point["mode"] == 1,
       writes: point["mode"] == 1
         ? preset.pick(smoke: 10_000, quick: 100_000, full: 400_000)
-        : preset.pick(smoke: 20, quick: 40, full: 100)
+        : preset.pick(smoke: 20, quick: 24, full: 40)
     )
     // The root and the unshadowed branch.
     let reached = 1 + shape.subtree(of: levelOne.last!).count

@@ -24,7 +24,7 @@ struct S5BatchedSemanticSet: Scenario {
   func workloads(at point: [(String, Int)], preset: SizePreset) -> [Workload] {
     let setup = Setup(
       shape: benchTree(preset),
-      batches: preset.pick(smoke: 4, quick: 10, full: 20)
+      batches: preset.pick(smoke: 4, quick: 6, full: 8)
     )
     let expected = setup.batches * setup.observers.count
     func workload(

@@ -20,7 +20,7 @@ struct S6RegistrationChurn: Scenario {
   private static let registrationsPerOwner = 9
 
   func points(_ preset: SizePreset) -> [[(String, Int)]] {
-    let registrations = preset.pick(smoke: 2_000, quick: 20_000, full: 100_000)
+    let registrations = preset.pick(smoke: 2_000, quick: 20_000, full: 50_000)
     let owners = TreeShape.complete(arity: 10, levels: preset == .smoke ? 2 : 3).count
     return [
       [("R", registrations), ("nodes", benchTree(preset).count)],
