@@ -313,8 +313,8 @@ extension TraitGraph {
       if allTraits {
         legacyCallbacks += 1
         if entry.box._withUnsafeGuaranteedRef({ box in
-          !box.traits.isEmpty
-            && !box.traits.contains { !storage.slotEqual(at: $0, to: previous._storage) }
+          guard let interesting = box.traitList?.set, !interesting.isEmpty else { return false }
+          return !interesting.contains { !storage.slotEqual(at: $0, to: previous._storage) }
         }) {
           wastedLegacyCallbacks += 1
         }

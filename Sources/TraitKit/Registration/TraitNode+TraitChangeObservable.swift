@@ -16,7 +16,8 @@ extension TraitNode: TraitChangeObservable {
     handler: @escaping (Observed, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
-    return _register(_HandlerBox(traits: _indices(of: traits), handler: handler))
+    let indices = _indices(of: traits)
+    return _register(_HandlerBox(traits: indices, handler: handler), traits: indices)
   }
 
   /// Calls `action` on `target` whenever one of `traits` changes.
@@ -33,10 +34,14 @@ extension TraitNode: TraitChangeObservable {
     target: Target,
     action: @escaping (Target) -> () -> Void
   ) -> TraitChangeRegistration {
+    let indices = _indices(of: traits)
     if target === self {
-      return _register(_SelfActionBox(traits: _indices(of: traits), action: action))
+      return _register(_SelfActionBox(traits: indices, action: action), traits: indices)
     }
-    return _register(_TargetActionBox(traits: _indices(of: traits), target: target, action: action))
+    return _register(
+      _TargetActionBox(traits: indices, target: target, action: action),
+      traits: indices
+    )
   }
 
   /// Calls `action` on `target` with this node whenever one of `traits` changes.
@@ -54,11 +59,13 @@ extension TraitNode: TraitChangeObservable {
     action: @escaping (Target) -> (Observed) -> Void
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
+    let indices = _indices(of: traits)
     if target === self {
-      return _register(_SelfActionBox1(traits: _indices(of: traits), action: action))
+      return _register(_SelfActionBox1(traits: indices, action: action), traits: indices)
     }
     return _register(
-      _TargetActionBox1(traits: _indices(of: traits), target: target, action: action)
+      _TargetActionBox1(traits: indices, target: target, action: action),
+      traits: indices
     )
   }
 
@@ -79,11 +86,13 @@ extension TraitNode: TraitChangeObservable {
     action: @escaping (Target) -> (Observed, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
+    let indices = _indices(of: traits)
     if target === self {
-      return _register(_SelfActionBox2(traits: _indices(of: traits), action: action))
+      return _register(_SelfActionBox2(traits: indices, action: action), traits: indices)
     }
     return _register(
-      _TargetActionBox2(traits: _indices(of: traits), target: target, action: action)
+      _TargetActionBox2(traits: indices, target: target, action: action),
+      traits: indices
     )
   }
 
@@ -114,8 +123,10 @@ extension TraitNode: TraitChangeObservable {
     interestingTraits: [Trait],
     _ callback: @escaping (TraitNode, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
-    _register(
-      _ClosureBox(traits: _indices(of: interestingTraits), closure: callback),
+    let indices = _indices(of: interestingTraits)
+    return _register(
+      _ClosureBox(traits: indices, closure: callback),
+      traits: indices,
       observesAllTraits: true
     )
   }
@@ -138,10 +149,11 @@ extension TraitNode: TraitChangeObservable {
   @usableFromInline
   final func _register(
     _ box: _RegistrationBox,
+    traits: _TraitIndexSet,
     observesAllTraits: Bool = false
   ) -> TraitChangeRegistration {
     precondition(
-      !box.traits.isEmpty || observesAllTraits,
+      !traits.isEmpty || observesAllTraits,
       "Must pass one or more traits to register for"
     )
     let observers: _NodeObservers
@@ -153,6 +165,7 @@ extension TraitNode: TraitChangeObservable {
     }
     let registration = _Registration(
       box: box,
+      traits: traits,
       snapshot: observers.snapshot(for: _resolvedStorage()),
       observesAllTraits: observesAllTraits
     )

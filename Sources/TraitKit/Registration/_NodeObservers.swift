@@ -234,10 +234,10 @@ struct _Registration {
 
   init(
     box: _RegistrationBox,
+    traits: _TraitIndexSet,
     snapshot: Int32,
     observesAllTraits: Bool
   ) {
-    let traits = box.traits
     self.id = TraitChangeRegistration.next().id
     self.filter = observesAllTraits ? .all : traits.filter
     self.filterIsExact =
@@ -265,7 +265,7 @@ struct _Registration {
       return false
     }
     return box._withUnsafeGuaranteedRef { box in
-      box.traits.contains { !current.slotEqual(at: $0, to: baseline) }
+      box.traitList.unsafelyUnwrapped.set.contains { !current.slotEqual(at: $0, to: baseline) }
     }
   }
 }

@@ -6,12 +6,17 @@
 /// call).
 @usableFromInline
 class _RegistrationBox {
-  /// The observed traits; for a registration that observes every trait, the traits its owner
-  /// declared interesting (used only to count wasted legacy calls).
-  let traits: _TraitIndexSet
+  /// The observed traits when the entry's filter cannot stand for them exactly (an index beyond
+  /// `_TraitFilter.lastExactIndex`), or, for a registration that observes every trait, the
+  /// traits its owner declared interesting (used only to count wasted legacy calls); otherwise
+  /// nil, which keeps a box in a smaller allocation.
+  let traitList: _TraitList?
 
   @usableFromInline
-  init(traits: _TraitIndexSet) { self.traits = traits }
+  init(traits: _TraitIndexSet, keepingTraits: Bool = false) {
+    let exact = traits.allSatisfy { $0 <= _TraitFilter.lastExactIndex }
+    traitList = keepingTraits || !exact ? _TraitList(traits) : nil
+  }
 
   /// Calls the registration for `node`; returns `false` when its target is gone.
   @usableFromInline
@@ -22,6 +27,15 @@ class _RegistrationBox {
 
 @available(*, unavailable)
 extension _RegistrationBox: Sendable {}
+
+/// A registration's exact traits, kept apart from its box only when needed.
+final class _TraitList {
+  let set: _TraitIndexSet
+  init(_ set: _TraitIndexSet) { self.set = set }
+}
+
+@available(*, unavailable)
+extension _TraitList: Sendable {}
 
 /// A closure that receives the observed node, typed as its registration declared it.
 @usableFromInline
@@ -47,7 +61,7 @@ final class _ClosureBox: _RegistrationBox {
 
   init(traits: _TraitIndexSet, closure: @escaping (TraitNode, TraitCollection) -> Void) {
     self.closure = closure
-    super.init(traits: traits)
+    super.init(traits: traits, keepingTraits: true)
   }
 
   override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
