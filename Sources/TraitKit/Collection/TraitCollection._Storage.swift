@@ -131,6 +131,34 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
     return copy
   }
 
+  /// Makes this buffer a copy of `source` with at least `count` slots, reusing its memory.
+  ///
+  /// - Precondition: the buffer is uniquely referenced and its capacity holds the result.
+  func reinitialize(from source: _Storage, count newCount: Int) {
+    let sourceCount = source.count
+    let resultCount = Swift.max(sourceCount, newCount)
+    withUnsafeMutablePointers { header, slots in
+      if header.pointee.boxes > 0 {
+        for index in 0..<header.pointee.count {
+          if let box = slots[index].box { Unmanaged<AnyObject>.fromOpaque(box).release() }
+        }
+      }
+      header.pointee = _StorageHeader(
+        count: resultCount,
+        boxes: source.header.boxes,
+        unknown: source.header.unknown
+      )
+      source.withUnsafeMutablePointerToElements { sourceSlots in
+        slots.update(from: sourceSlots, count: sourceCount)
+      }
+      _RawSlot.initializeDefaults(slots, indices: sourceCount..<resultCount)
+      guard header.pointee.boxes > 0 else { return }
+      for index in 0..<sourceCount {
+        if let box = slots[index].box { _ = Unmanaged<AnyObject>.fromOpaque(box).retain() }
+      }
+    }
+  }
+
   /// Stores `slot` at `index`, retaining its box and releasing the one it replaces.
   ///
   /// - Precondition: the buffer is uniquely referenced and `index < count`.

@@ -103,6 +103,7 @@ extension TraitGraph {
       _CurrentCell.active = enclosingCell
       _currentCell.storage = nil
       _changeCache.clear()
+      _recycleCandidatesAfterPass()
       _isUpdating = false
       if !_graveyard.isEmpty { _graveyard.removeAll() }
       _checkInvariants()
@@ -300,7 +301,7 @@ extension TraitGraph {
         current = observers.snapshot(for: storage)
       }
       observers.use(current)
-      observers.release(entry.snapshot)
+      observers.release(entry.snapshot, recyclingInto: self)
       observers.move(position, to: current)
       // NB: the box stays alive until compaction, which waits for this delivery to end.
       let alive = entry.box._withUnsafeGuaranteedRef { $0.call(node, previous) }

@@ -70,6 +70,35 @@ public final class TraitGraph {
   /// Reused buffers, so that steady-state passes and reads allocate nothing.
   @exclusivity(unchecked) var _walkStack: ContiguousArray<_WalkFrame> = []
   @exclusivity(unchecked) var _scratch: [Unmanaged<TraitNode>] = []
+  /// Collections that deliveries let go of while nobody else held them, kept for reuse by the
+  /// next override refresh, so that the steady state of a repeated change allocates nothing.
+  @exclusivity(unchecked) var _spareStorages: ContiguousArray<_Storage> = []
+
+  /// Collections the pass stopped using as baselines; at its end, those nobody else holds
+  /// become spares.
+  @exclusivity(unchecked) var _recycleCandidates: ContiguousArray<_Storage> = []
+
+  /// Keeps, as spares, the candidates that only the candidate list holds.
+  func _recycleCandidatesAfterPass() {
+    guard !_recycleCandidates.isEmpty else { return }
+    for position in _recycleCandidates.indices {
+      if _spareStorages.count < 8, isKnownUniquelyReferenced(&_recycleCandidates[position]),
+        _recycleCandidates[position] !== _Storage.empty
+      {
+        _spareStorages.append(_recycleCandidates[position])
+      }
+    }
+    _recycleCandidates.removeAll(keepingCapacity: true)
+  }
+
+  /// A recycled buffer with room for `capacity` slots, if one is kept.
+  func _takeSpareStorage(capacity: Int) -> _Storage? {
+    guard let position = _spareStorages.lastIndex(where: { $0.capacity >= capacity }) else {
+      return nil
+    }
+    return _spareStorages.remove(at: position)
+  }
+
   /// Nodes detached while a pass runs, kept alive until it ends (the pass does not retain the
   /// nodes it walks).
   @exclusivity(unchecked) var _graveyard: [TraitNode] = []

@@ -192,7 +192,10 @@ open class TraitNode: TraitEnvironment {
       || _overridesChanged
     {
       let base = inherited.takeUnretainedValue()
-      let result = _overrides.applied(to: base)
+      let needed = Swift.max(base.count, _overrides._storage.count)
+      let result = _overrides.applied(to: base) {
+        self._graphRef?._withUnsafeGuaranteedRef { $0._takeSpareStorage(capacity: needed) }
+      }
       if _ownsResolved { _resolvedRef.release() }
       if result === base {
         _resolvedRef = inherited

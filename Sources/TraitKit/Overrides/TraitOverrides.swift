@@ -91,13 +91,18 @@ public struct TraitOverrides: MutableTraits {
 
   /// Returns `inherited` with these overrides applied, sharing `inherited` when they change
   /// nothing.
-  func applied(to inherited: _Storage) -> _Storage {
+  func applied(to inherited: _Storage, reusing spare: () -> _Storage? = { nil }) -> _Storage {
     var result = inherited
     var copied = false
     for index in _specified where !result.hasIdenticalSlot(at: index, as: _storage) {
       if !copied {
-        // One copy, large enough for every override.
-        _Storage.makeUnique(&result, count: _storage.count)
+        // One copy, large enough for every override; into a recycled buffer when one is given.
+        if let spare = spare() {
+          spare.reinitialize(from: inherited, count: _storage.count)
+          result = spare
+        } else {
+          _Storage.makeUnique(&result, count: _storage.count)
+        }
         copied = true
       }
       result.store(_storage.slot(at: index), at: index)
