@@ -36,6 +36,16 @@ struct _TraitMutations: MutableTraits {
     into storage: inout _Storage
   ) {
     let index = _TraitRegistry.index(of: T.self)
+    if storage.header.unknown != nil {
+      // Any write under an identifier that decoding kept as unknown replaces the kept entry,
+      // even a write of the value the collection already reads (the default).
+      let identifier = _TraitRegistry.info(at: index).identifier
+      if storage.header.unknown?.entries[identifier] != nil {
+        _Storage.makeUnique(&storage, count: 0)
+        storage.header.unknown?.entries[identifier] = nil
+        if storage.header.unknown?.entries.isEmpty == true { storage.header.unknown = nil }
+      }
+    }
     if T.valuesEqual(storage.value(T.self, at: index), value) { return }
     let info = _TraitRegistry.info(at: index)
     let slot =
@@ -43,10 +53,5 @@ struct _TraitMutations: MutableTraits {
       ? info.defaultSlot : _SlotCoding<T.Value>.slot(value, inline: info.isInline)
     _Storage.makeUnique(&storage, count: index + 1)
     storage.store(slot, at: index)
-    if storage.header.unknown != nil {
-      // A value set under an identifier that decoding did not know replaces the kept entry.
-      storage.header.unknown?.entries[info.identifier] = nil
-      if storage.header.unknown?.entries.isEmpty == true { storage.header.unknown = nil }
-    }
   }
 }

@@ -3,7 +3,8 @@ extension TraitCollection: Codable {
   /// ``TraitDefinition/identifier``.
   ///
   /// Traits whose values are not `Codable` are left out. Entries that were decoded with
-  /// identifiers of no known trait are written back unchanged.
+  /// identifiers of no known trait are written back unchanged, unless a value has been set under
+  /// that identifier since.
   ///
   /// - Parameter encoder: The encoder to write to.
   /// - Throws: What the values' own encoding throws.

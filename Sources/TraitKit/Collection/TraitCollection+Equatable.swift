@@ -10,8 +10,11 @@ extension TraitCollection: Hashable {
     lhs._storage.isEqual(to: rhs._storage)
   }
 
-  /// Hashes the traits that hold a value other than their default, with their values when the
-  /// values are `Hashable`.
+  /// Hashes the traits that hold a value other than their default, with the values of system
+  /// traits.
+  ///
+  /// A custom trait contributes its presence only: its ``TraitDefinition/valuesEqual(_:_:)`` may
+  /// be looser than its values' `==`, and equal collections must hash equally.
   ///
   /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {

@@ -13,8 +13,12 @@
 /// Values need not be `Equatable`. Change detection uses ``valuesEqual(_:_:)``, which is `==`
 /// for `Equatable` values; for any other value every write is a change, and a value that was not
 /// rewritten never is. Definitions are `SendableMetatype`s, so that a ``Trait`` can be passed
-/// between isolation domains. `Bool`, `Int`, `Double` and payload-free enums are stored unboxed and are
-/// the cheapest values to use; larger values are boxed once per write.
+/// between isolation domains.
+///
+/// `Equatable` values of plain data of at most 8 bytes — `Bool`, `Int`, `Double`, payload-free
+/// enums — are stored unboxed and are the cheapest values to use. Any other value is boxed once
+/// per write; a small value that is not `Equatable` is boxed too, so that each write keeps its
+/// identity.
 public protocol TraitDefinition: SendableMetatype {
   /// The type of the trait's value.
   associatedtype Value: Sendable

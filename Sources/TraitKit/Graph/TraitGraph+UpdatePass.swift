@@ -40,8 +40,10 @@ extension TraitGraph {
   /// whose nearer override shields it from the change. At each node it runs automatic-tracking
   /// invalidations, then registrations in the order they were made, then legacy callbacks. A
   /// registration is called at most once per round, when one of its traits differs from its
-  /// baseline. Changes that handlers make are delivered by follow-up rounds within the same call.
-  /// Calling this from inside a pass does nothing.
+  /// baseline. Changes that handlers make are delivered within the same call: in the same round
+  /// when they concern nodes the walk has not reached yet, otherwise by a follow-up round (a
+  /// round that finds nothing left to deliver may still be counted). Calling this from inside a
+  /// pass does nothing.
   ///
   /// - Precondition: The pass converges within 100 rounds.
   /// - Complexity: O(*v* + *c*), where *v* is the number of nodes on the paths to observers of

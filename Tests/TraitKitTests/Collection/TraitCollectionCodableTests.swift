@@ -14,6 +14,12 @@ private struct VTUsedAfterDecodingTrait: TraitDefinition {
   static let identifier = "com.traitkit.tests.vt.used-after-decoding"
 }
 
+/// A trait used by one test only, so that it is unknown until that test uses it.
+private struct VTDefaultAfterDecodingTrait: TraitDefinition {
+  static let defaultValue = 0
+  static let identifier = "com.traitkit.tests.vt.default-after-decoding"
+}
+
 /// Any JSON value, parsed independently of TraitKit, for comparing documents.
 private indirect enum VTJSON: Equatable, Decodable {
   case null
@@ -310,7 +316,19 @@ struct TraitCollectionCodableTests {
     #expect(updated[VTUsedAfterDecodingTrait.self] == 9)
     let encoded = try Self.parse(Self.encode(updated))
     #expect(encoded["com.traitkit.tests.vt.used-after-decoding"] == .int(9))
+  }
 
+  @Test("setting the default value after decoding drops the kept entry of that identifier")
+  func defaultValueReplacesUnknownEntry() throws {
+    let json = #"{"com.traitkit.tests.vt.default-after-decoding":5}"#
+    // The type is used for the first time below, so this entry is kept as an unknown one.
+    let early = try Self.decode(json)
+    let updated = early.replacing(VTDefaultAfterDecodingTrait.self, value: 0)
+    #expect(updated[VTDefaultAfterDecodingTrait.self] == 0)
+    let encoded = try Self.parse(Self.encode(updated))
+    #expect(encoded["com.traitkit.tests.vt.default-after-decoding"] == nil)
+    let reencoded = String(decoding: try Self.encode(updated), as: UTF8.self)
+    #expect(try Self.decode(reencoded) == updated)
   }
 
   @Test("an entry for a trait whose values are not Codable is kept like an unknown one")
