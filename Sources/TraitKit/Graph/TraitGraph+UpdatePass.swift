@@ -129,41 +129,36 @@ extension TraitGraph {
   /// reference counting; see `_WalkFrame` for why they stay alive.
   private func _walk(from start: TraitNode, inherited: _TraitFilter) {
     let round = TraitGraph._nextRoundNumber.wrappingAdd(1, ordering: .relaxed).newValue
-    var stack: ContiguousArray<_WalkFrame> = []
-    swap(&stack, &_walkStack)
-    defer {
-      stack.removeAll(keepingCapacity: true)
-      swap(&stack, &_walkStack)
-    }
+    _walkStack.removeAll()
     let startPending = (inherited & ~start._shield) | start._pending
     start._pending = .none
     start._hasPendingBelow = false
     start._visitedRound = round
     let startReference = Unmanaged.passUnretained(start)
     _visit(startReference, pending: startPending)
-    stack.append(_frame(startReference, pending: startPending))
-    while let top = stack.indices.last {
-      let step: _WalkStep = stack[top].node._withUnsafeGuaranteedRef { node in
-        if node._childrenVersion != stack[top].version {
+    _walkStack.push(_frame(startReference, pending: startPending))
+    while let top = _walkStack.topIndex {
+      let step: _WalkStep = _walkStack[top].node._withUnsafeGuaranteedRef { node in
+        if node._childrenVersion != _walkStack[top].version {
           // A handler added or removed children of this node: consider them all again,
           // skipping the ones this round has visited.
-          stack[top].next = 0
-          stack[top].version = node._childrenVersion
-          stack[top].restarted = true
-          stack[top].observed = node._observedHere
+          _walkStack[top].next = 0
+          _walkStack[top].version = node._childrenVersion
+          _walkStack[top].restarted = true
+          _walkStack[top].observed = node._observedHere
         }
-        let next = stack[top].next
+        let next = _walkStack[top].next
         guard next < node._children.count else {
-          node._subtreeObserved = stack[top].observed
+          node._subtreeObserved = _walkStack[top].observed
           return .pop(node._subtreeObserved)
         }
-        stack[top].next = next + 1
+        _walkStack[top].next = next + 1
         let child = node._children[next]
         return child._withUnsafeGuaranteedRef { child in
-          if stack[top].restarted && child._visitedRound == round {
+          if _walkStack[top].restarted && child._visitedRound == round {
             return .skip(child._subtreeObserved)
           }
-          let reaching = stack[top].pending & ~child._shield
+          let reaching = _walkStack[top].pending & ~child._shield
           guard
             reaching.intersects(child._subtreeObserved) || !child._pending.isEmpty
               || child._hasPendingBelow
@@ -177,16 +172,16 @@ extension TraitGraph {
       }
       switch step {
       case .pop(let observed):
-        stack.removeLast()
-        if let parent = stack.indices.last { stack[parent].observed |= observed }
+        _walkStack.pop()
+        if let parent = _walkStack.topIndex { _walkStack[parent].observed |= observed }
       case .skip(let observed):
-        stack[top].observed |= observed
+        _walkStack[top].observed |= observed
       case .visit(let pending):
-        let child = stack[top].node._withUnsafeGuaranteedRef {
-          $0._children[stack[top].next - 1]
+        let child = _walkStack[top].node._withUnsafeGuaranteedRef {
+          $0._children[_walkStack[top].next - 1]
         }
         _visit(child, pending: pending)
-        stack.append(_frame(child, pending: pending))
+        _walkStack.push(_frame(child, pending: pending))
       }
     }
   }

@@ -37,6 +37,7 @@ public final class TraitGraph {
   }
 
   deinit {
+    _walkStack.deallocate()
     // NB: nodes hold their graph unowned; a node that outlives its graph must not see it.
     var stack = [root]
     while let node = stack.popLast() {
@@ -68,7 +69,7 @@ public final class TraitGraph {
   /// Change checks of the running pass, shared by every node that compares the same collections.
   @exclusivity(unchecked) var _changeCache = _ChangeCache()
   /// Reused buffers, so that steady-state passes and reads allocate nothing.
-  @exclusivity(unchecked) var _walkStack: ContiguousArray<_WalkFrame> = []
+  @exclusivity(unchecked) var _walkStack = _WalkStack()
   @exclusivity(unchecked) var _scratch: [Unmanaged<TraitNode>] = []
   /// Collections that deliveries let go of while nobody else held them, kept for reuse by the
   /// next override refresh, so that the steady state of a repeated change allocates nothing.
