@@ -3,9 +3,9 @@
 ///
 /// Exact for the first 127 trait types of a process and a superset beyond, which is all a
 /// summary needs: the engine uses filters to skip subtrees and registrations that cannot be
-/// affected, and always confirms with exact values before calling anyone. Only exact bits may be
-/// *removed* from a summary (see ``exactBits``), as the pass does when an override shields a
-/// subtree.
+/// affected, and always confirms with exact values before calling anyone. Only exact bits (those
+/// of indices up to ``lastExactIndex``) may be *removed* from a summary, as the pass does when an
+/// override shields a subtree.
 @usableFromInline
 struct _TraitFilter: Equatable, Sendable {
   @usableFromInline var low: UInt64
@@ -19,9 +19,6 @@ struct _TraitFilter: Equatable, Sendable {
     self.low = low
     self.high = high
   }
-
-  /// The bits that stand for exactly one trait: all but the overflow bit.
-  static let exactBits = _TraitFilter(low: ~0, high: ~(1 << 63))
 
   /// The highest trait index whose bit stands for it alone.
   static let lastExactIndex = 126

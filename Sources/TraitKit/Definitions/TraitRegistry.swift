@@ -49,9 +49,6 @@ enum _TraitRegistry {
       .takeUnretainedValue()
   }
 
-  /// The number of trait types registered so far; every dense index is below it.
-  static var count: Int { Int(bitPattern: currentTable()[1]) }
-
   /// The default slots' bits of the traits with dense indices `range`, in order.
   ///
   /// - Precondition: every index in `range` is registered.
