@@ -53,7 +53,7 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _baseTraits: TraitCollection
   /// Advances on every change of a value or of the tree's shape; cached collections whose epoch
   /// differs revalidate on their next read.
-  @exclusivity(unchecked) var _epoch: UInt64 = 1
+  @usableFromInline @exclusivity(unchecked) var _epoch: UInt64 = 1
   /// Whether a change waits for a pass; `onNeedsUpdate` runs when this becomes true.
   @exclusivity(unchecked) var _isDirty = false
   /// Whether a pass is running; a nested pass is a no-op.

@@ -57,8 +57,8 @@ open class TraitNode: TraitEnvironment {
   /// reference counting.
   @exclusivity(unchecked) final var _parentRef: Unmanaged<TraitNode>?
   /// The graph whose tree holds this node, unretained, or nil for a detached node.
-  @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
-  @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
+  @usableFromInline @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
   /// The resolved collection, valid while `_resolvedEpoch` equals the tree's epoch.
   ///
   /// A node with overrides owns it (`_ownsResolved`, one retain). A node without shares its
@@ -66,7 +66,9 @@ open class TraitNode: TraitEnvironment {
   /// of the graph's base traits. Every read validates the epoch first, and any change to that
   /// owner advances the epoch, so a shared reference is never followed after its owner let go.
   /// Sharing costs no reference counting, which matters on a pass down a long chain.
-  @exclusivity(unchecked) final var _resolvedRef = Unmanaged.passUnretained(_Storage.empty)
+  @usableFromInline @exclusivity(unchecked) final var _resolvedRef = Unmanaged.passUnretained(
+    _Storage.empty
+  )
   @exclusivity(unchecked) final var _ownsResolved = false
 
   // MARK: Other state
@@ -117,7 +119,21 @@ open class TraitNode: TraitEnvironment {
   ///
   /// Always current: it reflects every override and move made so far, before or after the update
   /// pass. Reading it costs one comparison while nothing has changed.
+  // NB: inlinable, with an out-of-line slow path, so that a read in a client is the epoch check
+  // and the load (traitkit-bench S8).
+  @inlinable
   public final var traitCollection: TraitCollection {
+    if let graph = _graphRef, _resolvedEpoch == graph._withUnsafeGuaranteedRef({ $0._epoch }),
+      !_TrackingRecord._isRecordingAnywhere()
+    {
+      return TraitCollection(_storage: _resolvedRef.takeUnretainedValue())
+    }
+    return _traitCollectionSlowPath()
+  }
+
+  /// `traitCollection` when the cache is stale, the node is detached, or a tracked closure runs.
+  @usableFromInline
+  final func _traitCollectionSlowPath() -> TraitCollection {
     let storage = _resolvedStorage()
     var collection = TraitCollection(_storage: storage)
     if let record = _TrackingRecord.active {

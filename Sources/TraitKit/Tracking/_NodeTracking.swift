@@ -72,6 +72,7 @@ final class _NodeTracking {
 extension _NodeTracking: Sendable {}
 
 /// The record of one tracked slot of one node: its invalidation and the reads of its last run.
+@usableFromInline
 final class _TrackingRecord {
   // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
   unowned(unsafe) let owner: TraitNode
@@ -172,6 +173,12 @@ final class _TrackingRecord {
   static func leave(restoring enclosing: UnsafeMutableRawPointer?) {
     pthread_setspecific(_activeRecordKey, enclosing)
     recordingScopes.subtract(1, ordering: .relaxed)
+  }
+
+  /// Whether a tracked closure runs anywhere in the process (one relaxed atomic load).
+  @usableFromInline
+  static func _isRecordingAnywhere() -> Bool {
+    recordingScopes.load(ordering: .relaxed) > 0
   }
 
   /// The number of tracked closures running in the process, on any thread.
