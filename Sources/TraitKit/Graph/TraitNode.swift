@@ -115,12 +115,12 @@ open class TraitNode: TraitEnvironment {
 
   // MARK: - Reading traits
 
+  // NB: inlinable, with an out-of-line slow path, so that a read in a client is the epoch check
+  // and the load (traitkit-bench S8).
   /// The node's traits: its parent's collection with the node's overrides applied.
   ///
   /// Always current: it reflects every override and move made so far, before or after the update
   /// pass. Reading it costs one comparison while nothing has changed.
-  // NB: inlinable, with an out-of-line slow path, so that a read in a client is the epoch check
-  // and the load (traitkit-bench S8).
   @inlinable
   public final var traitCollection: TraitCollection {
     if let graph = _graphRef, _resolvedEpoch == graph._withUnsafeGuaranteedRef({ $0._epoch }),
