@@ -18,7 +18,7 @@ enum _WalkStep {
 struct _WalkFrame {
   let node: Unmanaged<TraitNode>
   /// The traits that may have changed for this node and its subtree.
-  let pending: _TraitFilter
+  var pending: _TraitFilter
   /// The next child to consider.
   var next: Int
   /// The node's `_childrenVersion` when `next` was computed.
@@ -63,6 +63,8 @@ extension TraitGraph {
   func _updateTraits(from start: TraitNode) {
     guard !_isUpdating else { return }
     guard start !== root else { return updateTraitsIfNeeded() }
+    _subtreePassStart = Unmanaged.passUnretained(start)
+    defer { _subtreePassStart = nil }
     _runPass(from: start) {
       // Changes pending above `start`, less those an override on the way down shields.
       var inherited = _TraitFilter.none
@@ -86,6 +88,35 @@ extension TraitGraph {
       child = parent
     }
     _isDirty = !root._pending.isEmpty || root._hasPendingBelow
+  }
+
+  /// Widens the running walk after a handler marked `node` pending with `filter`.
+  ///
+  /// The frames below `node` on the walk's path (its descendants the walk is inside of) take the
+  /// new traits, less the overrides that shield them, so that the nodes the walk has not reached
+  /// yet hear of the change in this round; `node` itself, already visited, keeps it pending for
+  /// a follow-up round. A subtree pass also notes a change above its start, which concerns the
+  /// subtree but is outside the walk.
+  func _walkDidMark(_ node: TraitNode, _ filter: _TraitFilter) {
+    let target = Unmanaged.passUnretained(node).toOpaque()
+    if let start = _subtreePassStart, start.toOpaque() != target,
+      start._withUnsafeGuaranteedRef({ $0._hasAncestor(node) })
+    {
+      _ancestorChangedDuringSubtreePass = true
+    }
+    guard let top = _walkStack.topIndex else { return }
+    var found = false
+    var reaching = filter
+    for position in 0...top {
+      if found {
+        reaching = reaching & ~_walkStack[position].node._withUnsafeGuaranteedRef { $0._shield }
+        _walkStack[position].pending |= reaching
+      } else if _walkStack[position].node.toOpaque() == target {
+        found = true
+      }
+    }
+    // The node being visited is a child of the top frame: it is below `node` too.
+    if found { _visitWidening |= reaching }
   }
 
   /// Numbers passes across all graphs.
@@ -112,8 +143,11 @@ extension TraitGraph {
     }
     while true {
       _lastPass.rounds += 1
+      _ancestorChangedDuringSubtreePass = false
       _walk(from: start, inherited: pending)
-      if start._pending.isEmpty && !start._hasPendingBelow { break }
+      if start._pending.isEmpty && !start._hasPendingBelow && !_ancestorChangedDuringSubtreePass {
+        break
+      }
       precondition(
         _lastPass.rounds < 100,
         "Trait updates did not converge after 100 rounds: trait change handlers keep changing "
@@ -135,8 +169,9 @@ extension TraitGraph {
     start._hasPendingBelow = false
     start._visitedRound = round
     let startReference = Unmanaged.passUnretained(start)
-    _visit(startReference, pending: startPending)
-    _walkStack.push(_frame(startReference, pending: startPending))
+    var visitPending = startPending
+    _visit(startReference, pending: &visitPending)
+    _walkStack.push(_frame(startReference, pending: visitPending))
     while let top = _walkStack.topIndex {
       let step: _WalkStep = _walkStack[top].node._withUnsafeGuaranteedRef { node in
         if node._childrenVersion != _walkStack[top].version {
@@ -176,11 +211,11 @@ extension TraitGraph {
         if let parent = _walkStack.topIndex { _walkStack[parent].observed |= observed }
       case .skip(let observed):
         _walkStack[top].observed |= observed
-      case .visit(let pending):
+      case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
         }
-        _visit(child, pending: pending)
+        _visit(child, pending: &pending)
         _walkStack.push(_frame(child, pending: pending))
       }
     }
@@ -205,13 +240,21 @@ extension TraitGraph {
 
   /// Delivers, at one node, what `pending` may have changed: tracking invalidations first, then
   /// registrations, then legacy callbacks.
-  private func _visit(_ reference: Unmanaged<TraitNode>, pending: _TraitFilter) {
+  ///
+  /// `pending` grows by the traits that the node's own handlers change here, so that the node's
+  /// later registrations and its subtree hear of them in this round.
+  private func _visit(_ reference: Unmanaged<TraitNode>, pending: inout _TraitFilter) {
     _lastPass.nodesVisited += 1
     guard reference._withUnsafeGuaranteedRef({ pending.intersects($0._observedHere) }) else {
       return
     }
     // Someone here observes a pending trait: the rare case, worth one retain of the node.
     let node = reference.takeUnretainedValue()
+    _visitWidening = .none
+    defer {
+      pending |= _visitWidening & ~node._shield
+      _visitWidening = .none
+    }
     defer { node._observedHere = node._ownObserved }
     var storage = node._resolvedStorage()
     _currentCell.storage = Unmanaged.passUnretained(storage)
@@ -226,9 +269,9 @@ extension TraitGraph {
     guard let observers = node._observers, pending.intersects(observers.observed) else { return }
     observers.deliveryDepth += 1
     let end = observers.count
-    _deliver(node, observers, &storage, pending: pending, end: end, allTraits: false)
+    _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: false)
     if observers.allTraitsCount > 0 {
-      _deliver(node, observers, &storage, pending: pending, end: end, allTraits: true)
+      _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: true)
     }
     observers.deliveryDepth -= 1
     observers.compactIfIdle()
@@ -242,7 +285,7 @@ extension TraitGraph {
     _ node: TraitNode,
     _ observers: _NodeObservers,
     _ storage: inout _Storage,
-    pending: _TraitFilter,
+    pending: inout _TraitFilter,
     end: Int,
     allTraits: Bool
   ) {
@@ -264,12 +307,11 @@ extension TraitGraph {
     }
     for position in 0..<end {
       guard position < observers.count else { return }
-      let entry = observers.entries[position]
-      guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
-      else { continue }
       if _epoch != epoch {
-        // A handler changed values or the tree: see the node's collection as it is now.
+        // A handler changed values or the tree: see the node's collection as it is now, and
+        // deliver the traits it changed here to the later registrations too.
         epoch = _epoch
+        pending |= node._pending | (_visitWidening & ~node._shield)
         let fresh = node._resolvedStorage()
         if fresh !== storage {
           storage = fresh
@@ -277,6 +319,9 @@ extension TraitGraph {
           memoSnapshot = -1
         }
       }
+      let entry = observers.entries[position]
+      guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
+      else { continue }
       if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
       if entry.snapshot != memoSnapshot {
         memoSnapshot = entry.snapshot

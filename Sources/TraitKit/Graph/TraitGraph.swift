@@ -100,6 +100,12 @@ public final class TraitGraph {
     return _spareStorages.remove(at: position)
   }
 
+  /// Traits that handlers changed above the node being visited, for it and its subtree.
+  @exclusivity(unchecked) var _visitWidening = _TraitFilter.none
+  /// The start of the running subtree pass, if one runs.
+  @exclusivity(unchecked) var _subtreePassStart: Unmanaged<TraitNode>?
+  /// Whether a handler changed an ancestor of the running subtree pass's start in this round.
+  @exclusivity(unchecked) var _ancestorChangedDuringSubtreePass = false
   /// Nodes detached while a pass runs, kept alive until it ends (the pass does not retain the
   /// nodes it walks).
   @exclusivity(unchecked) var _graveyard: [TraitNode] = []

@@ -104,11 +104,20 @@ open class TraitNode: TraitEnvironment {
     // up its own children first, so that its `deinit` has none to release. A chain of any depth
     // then frees in constant native stack.
     var pending = _children.takeAll()
+    var survivors = false
     while let reference = pending.popLast() {
       var child = reference.takeRetainedValue()
       child._parent = nil
-      if isKnownUniquelyReferenced(&child) { pending += child._children.takeAll() }
+      if isKnownUniquelyReferenced(&child) {
+        pending += child._children.takeAll()
+      } else {
+        // A child someone else holds becomes a detached root: its subtree, which may share this
+        // node's collection unretained, must revalidate before its next read.
+        child._resolvedEpoch = 0
+        survivors = true
+      }
     }
+    if survivors { TraitNode._detachedEpoch.add(1, ordering: .relaxed) }
     if _ownsResolved { _resolvedRef.release() }
     _tracking?.nodeWillDeinit(self)
   }
@@ -297,7 +306,7 @@ open class TraitNode: TraitEnvironment {
   }
 
   /// Whether `node` is a strict ancestor of this node (compared without retaining anyone).
-  private final func _hasAncestor(_ node: TraitNode) -> Bool {
+  final func _hasAncestor(_ node: TraitNode) -> Bool {
     let target = Unmanaged.passUnretained(node).toOpaque()
     var ancestor = _parentRef
     while let current = ancestor {
@@ -346,7 +355,8 @@ open class TraitNode: TraitEnvironment {
   /// After a move: every trait may differ, and the new ancestors must know what is observed here.
   private final func _didMoveUnderNewParent() {
     _resolvedEpoch = 0
-    _propagateObserved(_subtreeObserved)
+    // NB: from the parent: this node's own summary already covers its subtree.
+    _parent?._propagateObserved(_subtreeObserved)
     _markPending(.all)
   }
 
@@ -403,7 +413,10 @@ open class TraitNode: TraitEnvironment {
       guard let next else { break }
       ancestor = next
     }
-    _graphRef?._withUnsafeGuaranteedRef { $0._noteDirty() }
+    _graphRef?._withUnsafeGuaranteedRef { graph in
+      graph._noteDirty()
+      if graph._isUpdating { graph._walkDidMark(self, filter) }
+    }
   }
 
   /// Adds `filter` to the observed summaries of this node and its ancestors.
