@@ -503,8 +503,9 @@ struct TraitTreeTests {
     graph.updateTraitsIfNeeded()
     let log = GTLog()
     for node in [first, second, grandchild] {
+      // NB: `unowned`: a handler that kept `parent` would keep its own node alive in a cycle.
       node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-        (node: GTNode, _: TraitCollection) in
+        [unowned parent] (node: GTNode, _: TraitCollection) in
         log.append(node.name)
         if node.name == "first" { parent.removeFromTraitParent() }
       }

@@ -436,8 +436,9 @@ struct UpdatePassTests {
     early.registerForTraitChanges([GTThemeTrait.self]) { (_: GTNode, _: TraitCollection) in
       log.append("early")
     }
+    // NB: `unowned`: a handler that kept the graph or `early` would keep its node in a cycle.
     late.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-      (late: GTNode, _: TraitCollection) in
+      [unowned graph, unowned early] (late: GTNode, _: TraitCollection) in
       log.append("late")
       early.traitOverrides[GTThemeTrait.self] = 1
       graph.updateTraitsIfNeeded()

@@ -69,10 +69,11 @@ struct RegistrationTests {
   @Test("a handler receives the observed object and is called only for its own traits")
   func onlyRegisteredTraits() {
     let (graph, node) = makeGraphWithChild()
-    var observed: [TraitNode] = []
+    // NB: identities, not nodes: a handler that stored its node would keep it in a cycle.
+    var observed: [ObjectIdentifier] = []
     node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
       (node: GTNode, _: TraitCollection) in
-      observed.append(node)
+      observed.append(ObjectIdentifier(node))
     }
     let otherChanges: [(inout TraitOverrides) -> Void] = [
       { $0.verticalSizeClass = .compact },
@@ -94,7 +95,7 @@ struct RegistrationTests {
     graph.root.traitOverrides.horizontalSizeClass = .regular
     graph.updateTraitsIfNeeded()
     #expect(observed.count == 1)
-    #expect(observed.first === node)
+    #expect(observed.first == ObjectIdentifier(node))
   }
 
   @Test("registering for an empty list of traits traps")
