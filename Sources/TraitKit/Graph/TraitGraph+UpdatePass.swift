@@ -92,10 +92,10 @@ extension TraitGraph {
 
   /// Widens the running walk after a handler marked `node` pending with `filter`.
   ///
-  /// The frames below `node` on the walk's path (its descendants the walk is inside of) take the
-  /// new traits, less the overrides that shield them, so that the nodes the walk has not reached
-  /// yet hear of the change in this round; `node` itself, already visited, keeps it pending for
-  /// a follow-up round. A subtree pass also notes a change above its start, which concerns the
+  /// The frame of `node` and the frames below it on the walk's path take the new traits, less the
+  /// overrides that shield them, so that the nodes the walk has not reached yet hear of the
+  /// change in this round; `node` itself, already visited, keeps it pending for a follow-up
+  /// round. A subtree pass also notes a change above its start, which concerns the
   /// subtree but is outside the walk.
   func _walkDidMark(_ node: TraitNode, _ filter: _TraitFilter) {
     let target = Unmanaged.passUnretained(node).toOpaque()
@@ -112,11 +112,23 @@ extension TraitGraph {
         reaching = reaching & ~_walkStack[position].node._withUnsafeGuaranteedRef { $0._shield }
         _walkStack[position].pending |= reaching
       } else if _walkStack[position].node.toOpaque() == target {
+        // The node's own frame too: the children it has not reached yet hear of it now.
+        _walkStack[position].pending |= reaching
         found = true
       }
     }
     // The node being visited is a child of the top frame: it is below `node` too.
     if found { _visitWidening |= reaching }
+  }
+
+  /// Adds `filter`, newly observed somewhere in the tree, to the summaries the running walk is
+  /// accumulating, so that writing them back when it leaves a node keeps it.
+  ///
+  /// Every frame takes it (a superset for frames that are not the new observer's ancestors is
+  /// harmless: it only costs visits).
+  func _walkDidObserve(_ filter: _TraitFilter) {
+    guard let top = _walkStack.topIndex else { return }
+    for position in 0...top { _walkStack[position].observed |= filter }
   }
 
   /// Numbers passes across all graphs.
@@ -252,7 +264,8 @@ extension TraitGraph {
     let node = reference.takeUnretainedValue()
     _visitWidening = .none
     defer {
-      pending |= _visitWidening & ~node._shield
+      // What handlers changed here, or above, during the visit reaches the subtree this round.
+      pending |= node._pending | (_visitWidening & ~node._shield)
       _visitWidening = .none
     }
     defer { node._observedHere = node._ownObserved }

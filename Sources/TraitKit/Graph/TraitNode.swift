@@ -421,6 +421,9 @@ open class TraitNode: TraitEnvironment {
 
   /// Adds `filter` to the observed summaries of this node and its ancestors.
   final func _propagateObserved(_ filter: _TraitFilter) {
+    _graphRef?._withUnsafeGuaranteedRef { graph in
+      if graph._isUpdating { graph._walkDidObserve(filter) }
+    }
     var node: Unmanaged<TraitNode>? = Unmanaged.passUnretained(self)
     while let current = node {
       node = current._withUnsafeGuaranteedRef { current in
