@@ -99,13 +99,18 @@ extension TraitGraph {
   /// subtree but is outside the walk.
   func _walkDidMark(_ node: TraitNode, _ filter: _TraitFilter) {
     let target = Unmanaged.passUnretained(node).toOpaque()
+    var found = false
     if let start = _subtreePassStart, start.toOpaque() != target,
       start._withUnsafeGuaranteedRef({ $0._hasAncestor(node) })
     {
+      // Above the subtree pass's start, so above every frame: every frame is below it.
       _ancestorChangedDuringSubtreePass = true
+      found = true
     }
-    guard let top = _walkStack.topIndex else { return }
-    var found = false
+    guard let top = _walkStack.topIndex else {
+      if found { _visitWidening |= filter }
+      return
+    }
     var reaching = filter
     for position in 0...top {
       if found {

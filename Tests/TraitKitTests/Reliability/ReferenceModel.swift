@@ -559,7 +559,9 @@ struct RMReferenceModel {
     case .dropTarget(let id):
       dropTarget(id)
     case .setBase(let graph, let trait, let value):
-      guard graph < bases.count, !skipsChange(at: nil, graph: graph) else { return }
+      guard graph < bases.count, !skipsChange(at: nil, graph: graph),
+        !avoidedBugs.contains(.baseChangesInSubtreePasses)
+      else { return }
       bases[graph][trait.rawValue] = RMEffect.writtenValue(value, of: trait, use: use)
     case .updateGraph(let graph):
       if graph < liveGraphs.count, liveGraphs[graph] { update(from: graph) }
