@@ -1146,11 +1146,10 @@ struct DifferentialRegressionTests {
     }
 
     // At its turn, the second registration's style differs from its baseline: R5 calls it in
-    // this round, before the third. A full pass does; a subtree pass defers it to its second
-    // round.
+    // this round, before the third, in a full pass and in a subtree pass alike (the subtree
+    // pass once deferred it to its second round).
     #expect(run(subtreePass: false) == ["first", "second", "third"])
     #expect(run(subtreePass: true) == ["first", "second", "third"])
-
   }
 
   // MARK: Fixed: an added subtree did not tell its new ancestors what it observes
