@@ -234,10 +234,12 @@ struct RMRandom: RandomNumberGenerator {
 /// Engine bugs that the differential test found and that named regression tests document (the
 /// suite "Engine bugs found by the differential test", in `Reliability/DifferentialTests.swift`).
 ///
-/// While a bug is open, the default run steers around it — the generator stops making the
-/// steps that trigger it, or the model and the engine driver both skip them — so that the test
-/// keeps finding new bugs instead of the same one. Once the engine is fixed, remove the case:
-/// the regression tests then fail until their `withKnownIssue` is removed too.
+/// While a bug is open (in ``open``), the default run steers around it — the generator stops
+/// making the steps that trigger it, or the model and the engine driver both skip them — so
+/// that the test keeps finding new bugs instead of the same one, and its regression tests wrap
+/// their expectations in `withKnownIssue`. Once the engine is fixed, take the bug out of
+/// ``open`` and unwrap its tests; the case stays, marked fixed, so that `TRAITKIT_KNOWN_BUGS`
+/// can still steer around it when testing an engine from before the fix.
 struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   let rawValue: Int
 
@@ -256,8 +258,8 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   /// handler.
   static let handlerChangesAboveTheirNode = RMKnownBugs(rawValue: 1 << 1)
 
-  /// Open: a change that a handler makes to the graph's base traits during a subtree pass
-  /// reaches the node's later registrations only in the next round (a full pass is right).
+  /// Fixed: a change that a handler made to the graph's base traits during a subtree pass
+  /// reached the node's later registrations only in the next round (a full pass was right).
   ///
   /// Avoided by skipping, on both sides, the base-trait changes of handlers.
   static let baseChangesInSubtreePasses = RMKnownBugs(rawValue: 1 << 2)
@@ -269,8 +271,8 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
     (.baseChangesInSubtreePasses, "baseChangesInSubtreePasses"),
   ]
 
-  /// The bugs still open, which the default run steers around.
-  static let open: RMKnownBugs = [.baseChangesInSubtreePasses]
+  /// The bugs still open, which the default run steers around: none.
+  static let open: RMKnownBugs = []
 
   static let all = RMKnownBugs(named.map(\.bug))
 
