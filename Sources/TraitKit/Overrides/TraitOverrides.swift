@@ -91,7 +91,7 @@ public struct TraitOverrides: MutableTraits {
 
   /// Returns `inherited` with these overrides applied, sharing `inherited` when they change
   /// nothing.
-  func applied(to inherited: _Storage, reusing spare: () -> _Storage? = { nil }) -> _Storage {
+  func applied(to inherited: _Storage, reusing spare: () -> _Storage?) -> _Storage {
     var result = inherited
     var copied = false
     for index in _specified where !result.hasIdenticalSlot(at: index, as: _storage) {

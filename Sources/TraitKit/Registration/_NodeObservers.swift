@@ -174,23 +174,20 @@ final class _NodeObservers {
     snapshots[Int(slot)].uses += 1
   }
 
-  /// Removes a use of snapshot `slot`, freeing the snapshot when it was the last; the collection
-  /// then goes to `graph`, which reuses it after the pass if nobody else holds it.
-  @inline(__always) func release(_ slot: Int32, recyclingInto graph: TraitGraph) {
+  /// Removes a use of snapshot `slot`, freeing the snapshot when it was the last.
+  ///
+  /// During a delivery the collection then goes to `graph`, which reuses it after the pass if
+  /// nobody else holds it.
+  @inline(__always) func release(_ slot: Int32, recyclingInto graph: TraitGraph? = nil) {
     snapshots[Int(slot)].uses -= 1
     guard snapshots[Int(slot)].uses == 0, let reference = snapshots[Int(slot)].storage else {
       return
     }
     snapshots[Int(slot)].storage = nil
-    graph._recycleCandidates.append(reference.takeRetainedValue())
-  }
-
-  /// Removes a use of snapshot `slot`, freeing the snapshot when it was the last.
-  @inline(__always) func release(_ slot: Int32) {
-    snapshots[Int(slot)].uses -= 1
-    if snapshots[Int(slot)].uses == 0 {
-      snapshots[Int(slot)].storage?.release()
-      snapshots[Int(slot)].storage = nil
+    if let graph {
+      graph._recycleCandidates.append(reference.takeRetainedValue())
+    } else {
+      reference.release()
     }
   }
 
