@@ -21,12 +21,16 @@ public struct TraitCollection: Sendable {
   @usableFromInline nonisolated(unsafe) var _storage: _Storage
   /// The automatic-tracking recorder this collection reports reads to, when it was obtained from
   /// a node inside a tracked closure; nil otherwise.
-  @usableFromInline var _recorder: _TraitReadRecorder?
+  ///
+  /// Unretained, so that handing out and dropping a collection costs one reference count, not
+  /// two: a read follows it only after finding it among the recorders of a tracked closure
+  /// running on the reading thread, which keep it alive (see `_TrackingRecord.recordRead`).
+  @usableFromInline var _recorder: Unmanaged<_TraitReadRecorder>?
 
   @inlinable
-  init(_storage: _Storage) {
+  init(_storage: _Storage, recorder: Unmanaged<_TraitReadRecorder>? = nil) {
     self._storage = _storage
-    self._recorder = nil
+    self._recorder = recorder
   }
 
   /// Creates a collection in which every trait has its default value.
@@ -88,10 +92,17 @@ public struct TraitCollection: Sendable {
   ///
   /// Reading a trait is an indexed load. Inside a tracked closure (see
   /// ``TraitNode/withTraitTracking(slot:invalidation:_:)``), the read is also recorded.
-  @inlinable
+  @inlinable @inline(__always)
   public subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
+    if _recorder != nil { return _recordedRead(T.self) }
+    return _storage.value(T.self, at: _TraitRegistry.index(of: T.self))
+  }
+
+  /// A read through a collection obtained inside a tracked closure: recorded, then read.
+  @inlinable @inline(never)
+  func _recordedRead<T: TraitDefinition>(_: T.Type) -> T.Value {
     let index = _TraitRegistry.index(of: T.self)
-    if let recorder = _recorder { recorder.record(index) }
+    if let recorder = _recorder { _TrackingRecord.recordRead(index, through: recorder) }
     return _storage.value(T.self, at: index)
   }
 }

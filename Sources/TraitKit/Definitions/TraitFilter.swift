@@ -23,6 +23,7 @@ struct _TraitFilter: Equatable, Sendable {
   /// The highest trait index whose bit stands for it alone.
   static let lastExactIndex = 126
 
+  @inline(__always)
   init(index: Int) {
     let bit = Swift.min(index, 127)
     self.init(low: bit < 64 ? 1 << UInt64(bit) : 0, high: bit >= 64 ? 1 << UInt64(bit - 64) : 0)
@@ -76,18 +77,24 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
     reduce(into: .none) { $0 |= _TraitFilter(index: $1) }
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   func contains(_ index: Int) -> Bool {
     if index < 64 { return first & (1 << UInt64(index)) != 0 }
     let word = index / 64 - 1
     return word < rest.count && rest[word] & (1 << UInt64(index % 64)) != 0
   }
 
+  @inline(__always)
   mutating func insert(_ index: Int) {
     if index < 64 {
       first |= 1 << UInt64(index)
-      return
+    } else {
+      insertBeyondFirstWord(index)
     }
+  }
+
+  @inline(never)
+  private mutating func insertBeyondFirstWord(_ index: Int) {
     let word = index / 64 - 1
     if word >= rest.count {
       rest.append(contentsOf: repeatElement(0, count: word - rest.count + 1))

@@ -101,7 +101,9 @@ enum _TraitRegistry {
   ///
   /// NB: out of line so that inlinable callers need not see `Synchronization`, which TraitKit
   /// imports internally.
-  @usableFromInline
+  // NB: `readonly`: it only loads, so that callers on the read path need not retain what they
+  // read from around the call (traitkit-bench S8).
+  @usableFromInline @_effects(readonly)
   static func publishedTable() -> UInt {
     published.load(ordering: .acquiring)
   }

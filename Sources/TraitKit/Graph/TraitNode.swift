@@ -130,25 +130,37 @@ open class TraitNode: TraitEnvironment {
   ///
   /// Always current: it reflects every override and move made so far, before or after the update
   /// pass. Reading it costs one comparison while nothing has changed.
-  @inlinable
+  @inlinable @inline(__always)
   public final var traitCollection: TraitCollection {
-    if let graph = _graphRef, _resolvedEpoch == graph._withUnsafeGuaranteedRef({ $0._epoch }),
-      !_TrackingRecord._isRecordingAnywhere()
-    {
-      return TraitCollection(_storage: _resolvedRef.takeUnretainedValue())
-    }
-    return _traitCollectionSlowPath()
+    // NB: every call comes before the one load of the storage, which both paths share: the
+    // client then retains only the storage it hands out, not the node (traitkit-bench S8).
+    if !_resolvedIsCurrent { _revalidateForRead() }
+    let recorder = _isRecordingTraitReadsAnywhere() ? _recorderForRead() : nil
+    return TraitCollection(_storage: _resolvedRef.takeUnretainedValue(), recorder: recorder)
   }
 
-  /// `traitCollection` when the cache is stale, the node is detached, or a tracked closure runs.
+  /// Whether `_resolvedRef` is current: the node is in a graph whose epoch it was resolved at.
+  @inlinable @inline(__always)
+  final var _resolvedIsCurrent: Bool {
+    guard let graph = _graphRef else { return false }
+    return _resolvedEpoch == graph._withUnsafeGuaranteedRef { $0._epoch }
+  }
+
+  /// Brings `_resolvedRef` up to date: the cache is stale or the node is detached.
   @usableFromInline
-  final func _traitCollectionSlowPath() -> TraitCollection {
-    let storage = _resolvedStorage()
-    var collection = TraitCollection(_storage: storage)
-    if let record = _TrackingRecord.active {
-      collection._recorder = record.dependency(on: self, storage: storage)
-    }
-    return collection
+  final func _revalidateForRead() {
+    _ = _resolvedStorage()
+  }
+
+  /// The recorder for a read of this node's collection inside a tracked closure running on this
+  /// thread, if any.
+  ///
+  /// - Precondition: `_resolvedRef` is current (the caller revalidated it).
+  @usableFromInline
+  final func _recorderForRead() -> Unmanaged<_TraitReadRecorder>? {
+    guard let record = _TrackingRecord.active else { return nil }
+    let storage = _resolvedRef
+    return record._withUnsafeGuaranteedRef { $0.dependency(on: self, storage: storage) }
   }
 
   /// The resolved storage, recomputed when something changed since the last read.

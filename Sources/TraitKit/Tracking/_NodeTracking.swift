@@ -87,8 +87,9 @@ final class _TrackingRecord {
   @exclusivity(unchecked) var isRecording = false
   @exclusivity(unchecked) var isLive = true
   @exclusivity(unchecked) var invalidatedInPass: UInt64 = 0
-  /// The thread running the current run; reads from other threads are not recorded.
-  @exclusivity(unchecked) var thread = pthread_self()
+  /// The record this one's run is nested in on its thread (an `Unmanaged` address), during a
+  /// run.
+  @exclusivity(unchecked) var enclosing: UnsafeMutableRawPointer?
 
   init(owner: TraitNode, slot: TraitTrackingSlot) {
     self.owner = owner
@@ -98,13 +99,13 @@ final class _TrackingRecord {
   func beginRun() {
     run &+= 1
     isRecording = true
-    thread = pthread_self()
   }
 
   /// Ends a run: dependencies this run did not touch are dropped.
   func endRun() {
     isRecording = false
     recentDependency = nil
+    enclosing = nil
     var kept = 0
     for position in dependencies.indices {
       if dependencies[position].run == run {
@@ -128,61 +129,92 @@ final class _TrackingRecord {
 
   /// The recorder for reads of `node`'s traits in the current run, whose collection is
   /// `storage`.
-  func dependency(on node: TraitNode, storage: _Storage) -> _TraitReadRecorder {
+  // NB: `storage` unretained: the recent-dependency path, taken by nearly every read, retains
+  // only the recorder it returns (traitkit-bench S7).
+  func dependency(
+    on node: TraitNode,
+    storage: Unmanaged<_Storage>
+  ) -> Unmanaged<_TraitReadRecorder> {
     let id = ObjectIdentifier(node)
     // NB: compare identities only: a dependency's node may be gone (then it is not live).
     if let recent = recentDependency,
       recent._withUnsafeGuaranteedRef({ $0.isLive && $0.nodeID == id && $0.run == run })
     {
-      return recent.takeUnretainedValue()
+      return recent
     }
+    let baseline = storage.takeUnretainedValue()
     for position in dependencies.indices
     where dependencies[position].isLive && dependencies[position].nodeID == id {
       let dependency = dependencies[position]
-      if dependency.run != run { dependency.reset(run: run, baseline: storage) }
+      if dependency.run != run { dependency.reset(run: run, baseline: baseline) }
       recentDependency = Unmanaged.passUnretained(dependency)
-      return dependency
+      return Unmanaged.passUnretained(dependency)
     }
-    let dependency = _TraitReadRecorder(record: self, node: node, run: run, baseline: storage)
+    let dependency = _TraitReadRecorder(record: self, node: node, run: run, baseline: baseline)
     dependencies.append(dependency)
     node._trackingState().watchers.append(dependency)
     recentDependency = Unmanaged.passUnretained(dependency)
-    return dependency
+    return Unmanaged.passUnretained(dependency)
+  }
+
+  /// Whether `recorder` is one of this record's dependencies (compared by address: it may be
+  /// gone).
+  private func holds(_ recorder: Unmanaged<_TraitReadRecorder>) -> Bool {
+    if recentDependency?.toOpaque() == recorder.toOpaque() { return true }
+    return dependencies.contains { Unmanaged.passUnretained($0).toOpaque() == recorder.toOpaque() }
+  }
+
+  /// Records a read of the trait with dense index `index` made through a collection that
+  /// carries `recorder`.
+  ///
+  /// The recorder is followed only when a tracked closure running on this thread — the innermost
+  /// or one it encloses — holds it: those records are alive (their runs are on the stack), and
+  /// so are the recorders they hold. A collection read on another thread, or after its run
+  /// ended, records nothing.
+  @usableFromInline
+  static func recordRead(_ index: Int, through recorder: Unmanaged<_TraitReadRecorder>) {
+    var record = active
+    while let current = record {
+      let found = current._withUnsafeGuaranteedRef { current -> Bool? in
+        guard current.isRecording && current.holds(recorder) else { return nil }
+        recorder._withUnsafeGuaranteedRef { $0.record(index, run: current.run) }
+        return true
+      }
+      if found != nil { return }
+      record = current._withUnsafeGuaranteedRef { $0.enclosing.map { Unmanaged.fromOpaque($0) } }
+    }
   }
 
   /// The innermost tracked closure running on this thread, if any.
   ///
   /// Reading a trait asks this on every read, so the common answer — nobody in the process is
   /// recording — costs one relaxed atomic load; only then is the thread-local slot consulted.
-  @inline(__always) static var active: _TrackingRecord? {
-    guard recordingScopes.load(ordering: .relaxed) > 0 else { return nil }
-    return pthread_getspecific(_activeRecordKey).map {
-      Unmanaged<_TrackingRecord>.fromOpaque($0).takeUnretainedValue()
+  @inline(__always) static var active: Unmanaged<_TrackingRecord>? {
+    guard recordingScopes.load(ordering: .relaxed) > 0, let key = _activeRecordKey else {
+      return nil
     }
+    return pthread_getspecific(key).map { Unmanaged.fromOpaque($0) }
   }
 
   /// Makes `record` the innermost active record of this thread; returns the one it hides.
   static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
     recordingScopes.add(1, ordering: .relaxed)
-    let enclosing = pthread_getspecific(_activeRecordKey)
-    pthread_setspecific(_activeRecordKey, Unmanaged.passUnretained(record).toOpaque())
+    let key = _activeRecordKeyCreatingIfNeeded()
+    let enclosing = pthread_getspecific(key)
+    record.enclosing = enclosing
+    pthread_setspecific(key, Unmanaged.passUnretained(record).toOpaque())
     return enclosing
   }
 
   /// Restores the record that `enter` hid.
   static func leave(restoring enclosing: UnsafeMutableRawPointer?) {
-    pthread_setspecific(_activeRecordKey, enclosing)
+    // NB: `enter` created the key.
+    pthread_setspecific(_activeRecordKey!, enclosing)
     recordingScopes.subtract(1, ordering: .relaxed)
   }
 
-  /// Whether a tracked closure runs anywhere in the process (one relaxed atomic load).
-  @usableFromInline
-  static func _isRecordingAnywhere() -> Bool {
-    recordingScopes.load(ordering: .relaxed) > 0
-  }
-
   /// The number of tracked closures running in the process, on any thread.
-  private static let recordingScopes = Atomic<Int>(0)
+  fileprivate static let recordingScopes = Atomic<Int>(0)
 
 }
 
@@ -195,8 +227,8 @@ extension _TrackingRecord: Sendable {}
 /// through them are recorded too.
 @usableFromInline
 final class _TraitReadRecorder: @unchecked Sendable {
-  // NB: `@unchecked`: collections carrying a recorder may cross threads, but `record(_:)` only
-  // writes on the thread running the tracked closure and ignores every other thread.
+  // NB: `@unchecked`: collections carrying a recorder may cross threads, but only the thread
+  // running the tracked closure follows it (`_TrackingRecord.recordRead`).
   /// The slot's record, unretained: a dependency never outlives its use by a live record.
   let record: Unmanaged<_TrackingRecord>
   unowned(unsafe) let node: TraitNode
@@ -226,15 +258,19 @@ final class _TraitReadRecorder: @unchecked Sendable {
     traits = _TraitIndexSet()
   }
 
-  /// Records a read of the trait with dense index `index`.
-  @usableFromInline
-  func record(_ index: Int) {
-    guard isLive,
-      record._withUnsafeGuaranteedRef({
-        $0.isRecording && $0.run == run && pthread_equal($0.thread, pthread_self()) != 0
-      })
-    else { return }
-    if traits.contains(index) { return }
+  /// Records a read of the trait with dense index `index` in run `run` of this recorder's
+  /// record.
+  ///
+  /// - Precondition: The record is running on this thread (see `_TrackingRecord.recordRead`).
+  @inline(__always)
+  func record(_ index: Int, run: UInt64) {
+    guard isLive, self.run == run, !traits.contains(index) else { return }
+    recordFirstRead(index)
+  }
+
+  /// Records the first read of the trait with dense index `index` in this run.
+  @inline(never)
+  private func recordFirstRead(_ index: Int) {
     traits.insert(index)
     let bit = _TraitFilter(index: index)
     guard !filter.contains(bit) else { return }
@@ -245,9 +281,40 @@ final class _TraitReadRecorder: @unchecked Sendable {
   }
 }
 
-private let _activeRecordKey: pthread_key_t = {
+/// Whether a tracked closure runs anywhere in the process (one relaxed atomic load).
+// NB: a free function that only reads memory, so that the read path's callers keep the node and
+// its collection unretained around it (traitkit-bench S8).
+@usableFromInline @_effects(readonly)
+func _isRecordingTraitReadsAnywhere() -> Bool {
+  _TrackingRecord.recordingScopes.load(ordering: .relaxed) > 0
+}
+
+/// The thread-local key that holds each thread's innermost running record, or -1 until the first
+/// tracked run creates it.
+// NB: an atomic, which is initialized statically, rather than a lazily initialized global, whose
+// every use would call `swift_once` (twice per tracked read).
+private let _activeRecordKeyStorage = Atomic<Int>(-1)
+
+/// The thread-local key, or nil before the first tracked run.
+@inline(__always) private var _activeRecordKey: pthread_key_t? {
+  let key = _activeRecordKeyStorage.load(ordering: .acquiring)
+  return key < 0 ? nil : pthread_key_t(truncatingIfNeeded: key)
+}
+
+/// The thread-local key, created on first use.
+private func _activeRecordKeyCreatingIfNeeded() -> pthread_key_t {
+  if let key = _activeRecordKey { return key }
   var key = pthread_key_t()
   let status = pthread_key_create(&key, nil)
   precondition(status == 0, "TraitKit could not create its thread-local key (error \(status))")
+  let (created, existing) = _activeRecordKeyStorage.compareExchange(
+    expected: -1,
+    desired: Int(key),
+    ordering: .acquiringAndReleasing
+  )
+  guard created else {
+    pthread_key_delete(key)
+    return pthread_key_t(truncatingIfNeeded: existing)
+  }
   return key
-}()
+}

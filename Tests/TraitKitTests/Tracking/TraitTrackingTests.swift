@@ -677,6 +677,20 @@ struct TraitTrackingTests {
     #expect(view.invalidated == [.display, .layout, .layout])
   }
 
+  @Test("a collection obtained in an outer scope and read inside a nested one records outside")
+  func outerCollectionReadInNestedScope() {
+    let tree = TTTree()
+    let view = tree.a
+    view.track(.layout) {
+      let outer = view.traitCollection
+      view.track(.display) { _ = outer.horizontalSizeClass }
+    }
+
+    view.traitOverrides.horizontalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 1)
+    #expect(view.invalidated == [.layout])
+  }
+
   @Test("nested scopes on two nodes record into the innermost slot only")
   func nestedSlotsOnTwoNodes() {
     let tree = TTTree()
