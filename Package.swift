@@ -20,8 +20,11 @@ let package = Package(
   targets: [
     .target(
       name: "TraitKit",
+      dependencies: ["CTraitKitThreadLocal"],
       swiftSettings: strictSettings
     ),
+    // The thread-local pointer automatic tracking keeps per thread (Swift has none of its own).
+    .target(name: "CTraitKitThreadLocal"),
     .target(
       name: "TraitKitLegacy",
       dependencies: ["TraitKit"],

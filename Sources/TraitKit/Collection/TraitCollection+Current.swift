@@ -1,12 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
+import CTraitKitThreadLocal
 
 extension TraitCollection {
   /// The collection of the trait environment whose code is running.
@@ -50,22 +42,15 @@ final class _CurrentCell {
   /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
   static var active: _CurrentCell? {
     get {
-      pthread_getspecific(_currentCellKey).map {
+      ctraitkit_get_current_cell().map {
         Unmanaged<_CurrentCell>.fromOpaque($0).takeUnretainedValue()
       }
     }
     set {
-      pthread_setspecific(_currentCellKey, newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+      ctraitkit_set_current_cell(newValue.map { Unmanaged.passUnretained($0).toOpaque() })
     }
   }
 }
 
 @available(*, unavailable)
 extension _CurrentCell: Sendable {}
-
-private let _currentCellKey: pthread_key_t = {
-  var key = pthread_key_t()
-  let status = pthread_key_create(&key, nil)
-  precondition(status == 0, "TraitKit could not create its thread-local key (error \(status))")
-  return key
-}()

@@ -47,8 +47,11 @@ extension TraitNode {
     invalidation: @escaping (TraitNode) -> Void,
     _ body: () throws -> R
   ) rethrows -> R {
-    let tracking = _trackingState()
-    let record = tracking.record(for: slot, owner: self)
+    // NB: the record is retained for the run (the body may remove the slot); the node's tracking
+    // state, which the node keeps until it deinitializes, is not.
+    let record = _trackingStateReference._withUnsafeGuaranteedRef {
+      $0.record(for: slot, owner: self)
+    }
     record.invalidation = invalidation
     record.beginRun()
     let enclosing = _TrackingRecord.enter(record)
@@ -68,9 +71,14 @@ extension TraitNode {
   }
 
   final func _trackingState() -> _NodeTracking {
-    if let tracking = _tracking { return tracking }
+    _trackingStateReference.takeUnretainedValue()
+  }
+
+  /// The node's tracking state, created on first use, unretained.
+  final var _trackingStateReference: Unmanaged<_NodeTracking> {
+    if let tracking = _tracking { return Unmanaged.passUnretained(tracking) }
     let tracking = _NodeTracking()
     _tracking = tracking
-    return tracking
+    return Unmanaged.passUnretained(tracking)
   }
 }

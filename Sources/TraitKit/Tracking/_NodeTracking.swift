@@ -1,14 +1,5 @@
+import CTraitKitThreadLocal
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
 
 /// A node's automatic-tracking state: the slots it tracks, and the recorded reads of its traits
 /// (by its own slots or other nodes').
@@ -104,8 +95,12 @@ final class _TrackingRecord {
   /// Ends a run: dependencies this run did not touch are dropped.
   func endRun() {
     isRecording = false
-    recentDependency = nil
     enclosing = nil
+    // NB: the recent dependency stays for the next run, which mostly reads the same node, unless
+    // this run did not touch it (then the sweep below drops it).
+    if let recent = recentDependency, recent._withUnsafeGuaranteedRef({ $0.run != run }) {
+      recentDependency = nil
+    }
     var kept = 0
     for position in dependencies.indices {
       if dependencies[position].run == run {
@@ -138,8 +133,11 @@ final class _TrackingRecord {
     let id = ObjectIdentifier(node)
     // NB: compare identities only: a dependency's node may be gone (then it is not live).
     if let recent = recentDependency,
-      recent._withUnsafeGuaranteedRef({ $0.isLive && $0.nodeID == id && $0.run == run })
+      recent._withUnsafeGuaranteedRef({ $0.isLive && $0.nodeID == id })
     {
+      recent._withUnsafeGuaranteedRef { recent in
+        if recent.run != run { recent.reset(run: run, baseline: storage.takeUnretainedValue()) }
+      }
       return recent
     }
     let baseline = storage.takeUnretainedValue()
@@ -185,31 +183,25 @@ final class _TrackingRecord {
     }
   }
 
-  /// The innermost tracked closure running on this thread, if any.
+  /// The innermost tracked closure running on this thread, if any (one thread-local load).
   ///
-  /// Reading a trait asks this on every read, so the common answer — nobody in the process is
-  /// recording — costs one relaxed atomic load; only then is the thread-local slot consulted.
+  /// A read asks only once `_isRecordingTraitReadsAnywhere()` says some thread is recording.
   @inline(__always) static var active: Unmanaged<_TrackingRecord>? {
-    guard recordingScopes.load(ordering: .relaxed) > 0, let key = _activeRecordKey else {
-      return nil
-    }
-    return pthread_getspecific(key).map { Unmanaged.fromOpaque($0) }
+    ctraitkit_get_active_record().map { Unmanaged.fromOpaque($0) }
   }
 
   /// Makes `record` the innermost active record of this thread; returns the one it hides.
   static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
     recordingScopes.add(1, ordering: .relaxed)
-    let key = _activeRecordKeyCreatingIfNeeded()
-    let enclosing = pthread_getspecific(key)
+    let enclosing = ctraitkit_get_active_record()
     record.enclosing = enclosing
-    pthread_setspecific(key, Unmanaged.passUnretained(record).toOpaque())
+    ctraitkit_set_active_record(Unmanaged.passUnretained(record).toOpaque())
     return enclosing
   }
 
   /// Restores the record that `enter` hid.
   static func leave(restoring enclosing: UnsafeMutableRawPointer?) {
-    // NB: `enter` created the key.
-    pthread_setspecific(_activeRecordKey!, enclosing)
+    ctraitkit_set_active_record(enclosing)
     recordingScopes.subtract(1, ordering: .relaxed)
   }
 
@@ -287,34 +279,4 @@ final class _TraitReadRecorder: @unchecked Sendable {
 @usableFromInline @_effects(readonly)
 func _isRecordingTraitReadsAnywhere() -> Bool {
   _TrackingRecord.recordingScopes.load(ordering: .relaxed) > 0
-}
-
-/// The thread-local key that holds each thread's innermost running record, or -1 until the first
-/// tracked run creates it.
-// NB: an atomic, which is initialized statically, rather than a lazily initialized global, whose
-// every use would call `swift_once` (twice per tracked read).
-private let _activeRecordKeyStorage = Atomic<Int>(-1)
-
-/// The thread-local key, or nil before the first tracked run.
-@inline(__always) private var _activeRecordKey: pthread_key_t? {
-  let key = _activeRecordKeyStorage.load(ordering: .acquiring)
-  return key < 0 ? nil : pthread_key_t(truncatingIfNeeded: key)
-}
-
-/// The thread-local key, created on first use.
-private func _activeRecordKeyCreatingIfNeeded() -> pthread_key_t {
-  if let key = _activeRecordKey { return key }
-  var key = pthread_key_t()
-  let status = pthread_key_create(&key, nil)
-  precondition(status == 0, "TraitKit could not create its thread-local key (error \(status))")
-  let (created, existing) = _activeRecordKeyStorage.compareExchange(
-    expected: -1,
-    desired: Int(key),
-    ordering: .acquiringAndReleasing
-  )
-  guard created else {
-    pthread_key_delete(key)
-    return pthread_key_t(truncatingIfNeeded: existing)
-  }
-  return key
 }
