@@ -23,8 +23,8 @@ let package = Package(
       dependencies: ["CTraitKitThreadLocal"],
       swiftSettings: strictSettings
     ),
-    // The thread-local pointer automatic tracking keeps per thread (Swift has none of its own).
-    .target(name: "CTraitKitThreadLocal"),
+    // Two C11 thread-local pointers for TraitKit (Swift has none of its own); header only.
+    .systemLibrary(name: "CTraitKitThreadLocal", path: "Sources/CTraitKitThreadLocal"),
     .target(
       name: "TraitKitLegacy",
       dependencies: ["TraitKit"],

@@ -1,5 +1,3 @@
-import CTraitKitThreadLocal
-
 extension TraitCollection {
   /// The collection of the trait environment whose code is running.
   ///
@@ -42,12 +40,12 @@ final class _CurrentCell {
   /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
   static var active: _CurrentCell? {
     get {
-      ctraitkit_get_current_cell().map {
+      _ThreadLocals.currentCell.map {
         Unmanaged<_CurrentCell>.fromOpaque($0).takeUnretainedValue()
       }
     }
     set {
-      ctraitkit_set_current_cell(newValue.map { Unmanaged.passUnretained($0).toOpaque() })
+      _ThreadLocals.currentCell = newValue.map { Unmanaged.passUnretained($0).toOpaque() }
     }
   }
 }

@@ -1,4 +1,3 @@
-import CTraitKitThreadLocal
 import Synchronization
 
 /// A node's automatic-tracking state: the slots it tracks, and the recorded reads of its traits
@@ -187,21 +186,21 @@ final class _TrackingRecord {
   ///
   /// A read asks only once `_isRecordingTraitReadsAnywhere()` says some thread is recording.
   @inline(__always) static var active: Unmanaged<_TrackingRecord>? {
-    ctraitkit_get_active_record().map { Unmanaged.fromOpaque($0) }
+    _ThreadLocals.activeRecord.map { Unmanaged.fromOpaque($0) }
   }
 
   /// Makes `record` the innermost active record of this thread; returns the one it hides.
   static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
     recordingScopes.add(1, ordering: .relaxed)
-    let enclosing = ctraitkit_get_active_record()
+    let enclosing = _ThreadLocals.activeRecord
     record.enclosing = enclosing
-    ctraitkit_set_active_record(Unmanaged.passUnretained(record).toOpaque())
+    _ThreadLocals.activeRecord = Unmanaged.passUnretained(record).toOpaque()
     return enclosing
   }
 
   /// Restores the record that `enter` hid.
   static func leave(restoring enclosing: UnsafeMutableRawPointer?) {
-    ctraitkit_set_active_record(enclosing)
+    _ThreadLocals.activeRecord = enclosing
     recordingScopes.subtract(1, ordering: .relaxed)
   }
 

@@ -1,0 +1,49 @@
+// TraitKit's two thread-local pointers: the running tracked closure's record, and the cell
+// through which a running update pass publishes `TraitCollection.current`.
+//
+// Swift has no thread-local variables of its own, and `pthread_getspecific` costs a library
+// call on every tracked read. A C11 `_Thread_local` read through an inline accessor compiles to a
+// single load.
+//
+// Header only, compiled by the Swift compiler's C importer into the Swift objects that use it,
+// so that the library carries no separately compiled C object (whose DWARF 5 debug information
+// valgrind 3.19 cannot read). Each such object defines the variables weakly, and the linker keeps
+// one definition per process, like C++ inline variables.
+
+#ifndef CTRAITKIT_THREAD_LOCAL_H
+#define CTRAITKIT_THREAD_LOCAL_H
+
+#pragma clang assume_nonnull begin
+
+#if defined(_WIN32)
+#define CTRAITKIT_SHARED_DEFINITION __declspec(selectany)
+#else
+#define CTRAITKIT_SHARED_DEFINITION __attribute__((weak))
+#endif
+
+/// The record of the innermost tracked closure running on this thread (an unretained
+/// `_TrackingRecord`), or NULL.
+CTRAITKIT_SHARED_DEFINITION _Thread_local void *_Nullable ctraitkit_active_record = 0;
+
+/// The cell of the update pass running on this thread (an unretained `_CurrentCell`), or NULL.
+CTRAITKIT_SHARED_DEFINITION _Thread_local void *_Nullable ctraitkit_current_cell = 0;
+
+static inline void *_Nullable ctraitkit_get_active_record(void) {
+  return ctraitkit_active_record;
+}
+
+static inline void ctraitkit_set_active_record(void *_Nullable record) {
+  ctraitkit_active_record = record;
+}
+
+static inline void *_Nullable ctraitkit_get_current_cell(void) {
+  return ctraitkit_current_cell;
+}
+
+static inline void ctraitkit_set_current_cell(void *_Nullable cell) {
+  ctraitkit_current_cell = cell;
+}
+
+#pragma clang assume_nonnull end
+
+#endif

@@ -1,0 +1,19 @@
+import CTraitKitThreadLocal
+
+/// TraitKit's per-thread pointers: the innermost running tracked closure's record, and the cell
+/// through which a running update pass publishes `TraitCollection.current`.
+///
+/// Each is one load or store of a C11 `_Thread_local` (see `CTraitKitThreadLocal.h`).
+enum _ThreadLocals {
+  /// The record of the innermost tracked closure running on this thread (unretained), or nil.
+  static var activeRecord: UnsafeMutableRawPointer? {
+    @inline(__always) get { ctraitkit_get_active_record() }
+    @inline(__always) set { ctraitkit_set_active_record(newValue) }
+  }
+
+  /// The cell of the update pass running on this thread (unretained), or nil.
+  static var currentCell: UnsafeMutableRawPointer? {
+    @inline(__always) get { ctraitkit_get_current_cell() }
+    @inline(__always) set { ctraitkit_set_current_cell(newValue) }
+  }
+}
