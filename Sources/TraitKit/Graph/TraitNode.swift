@@ -27,8 +27,35 @@ open class TraitNode: TraitEnvironment {
   // domain, and the engine never holds an access to it across a call into user code. Dynamic
   // exclusivity checks cost about a third of a delivery (measured with callgrind).
   //
-  // NB: the pass reads the first group of fields on every child it considers; they come first so
-  // that they share the object's first cache lines.
+  // NB: field order is layout (Swift lays out a class's stored properties in order). First, next
+  // to the object header and its reference count — which a client touches whenever it retains
+  // a node it calls — the state that reading traits and registering read; then the state the
+  // pass reads on every child it considers; then the rest.
+
+  // MARK: Read and registration state
+
+  /// The graph whose tree holds this node, unretained, or nil for a detached node.
+  @usableFromInline @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
+  @usableFromInline @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
+  /// The resolved collection, valid while `_resolvedEpoch` equals the tree's epoch.
+  ///
+  /// A node with overrides owns it (`_ownsResolved`, one retain). A node without shares its
+  /// parent's, unretained — ultimately the collection of the nearest ancestor with overrides or
+  /// of the graph's base traits. Every read validates the epoch first, and any change to that
+  /// owner advances the epoch, so a shared reference is never followed after its owner let go.
+  /// Sharing costs no reference counting, which matters on a pass down a long chain.
+  @usableFromInline @exclusivity(unchecked) final var _resolvedRef = Unmanaged.passUnretained(
+    _Storage.empty
+  )
+  /// The node's registrations; nil until the first one.
+  @exclusivity(unchecked) final var _observers: _NodeObservers?
+  /// The parent, unretained: the parent retains this node.
+  ///
+  /// Cleared when this node is detached or its parent goes away. Hot paths read it without
+  /// reference counting.
+  @exclusivity(unchecked) final var _parentRef: Unmanaged<TraitNode>?
+  /// The node's automatic-tracking slots; nil until the first tracked run.
+  @exclusivity(unchecked) final var _tracking: _NodeTracking?
 
   // MARK: Walked state
 
@@ -43,6 +70,9 @@ open class TraitNode: TraitEnvironment {
   @exclusivity(unchecked) final var _visitedRound: UInt64 = 0
   /// Whether some strict descendant has `_pending` set or a pending descendant.
   @exclusivity(unchecked) final var _hasPendingBelow = false
+  @exclusivity(unchecked) final var _ownsResolved = false
+  /// Whether the overrides changed since `_resolved` was computed.
+  @exclusivity(unchecked) final var _overridesChanged = false
   /// Advances whenever `_children` changes, so that a pass walking them notices.
   @exclusivity(unchecked) final var _childrenVersion: UInt32 = 0
   /// A superset of the traits observed at this node itself (registrations, tracking, legacy
@@ -51,25 +81,6 @@ open class TraitNode: TraitEnvironment {
   /// The children, each retained once by this node (plain references, so that the pass walks
   /// them without reference counting).
   @exclusivity(unchecked) final var _children = _ChildList()
-  /// The parent, unretained: the parent retains this node.
-  ///
-  /// Cleared when this node is detached or its parent goes away. Hot paths read it without
-  /// reference counting.
-  @exclusivity(unchecked) final var _parentRef: Unmanaged<TraitNode>?
-  /// The graph whose tree holds this node, unretained, or nil for a detached node.
-  @usableFromInline @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
-  @usableFromInline @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
-  /// The resolved collection, valid while `_resolvedEpoch` equals the tree's epoch.
-  ///
-  /// A node with overrides owns it (`_ownsResolved`, one retain). A node without shares its
-  /// parent's, unretained — ultimately the collection of the nearest ancestor with overrides or
-  /// of the graph's base traits. Every read validates the epoch first, and any change to that
-  /// owner advances the epoch, so a shared reference is never followed after its owner let go.
-  /// Sharing costs no reference counting, which matters on a pass down a long chain.
-  @usableFromInline @exclusivity(unchecked) final var _resolvedRef = Unmanaged.passUnretained(
-    _Storage.empty
-  )
-  @exclusivity(unchecked) final var _ownsResolved = false
 
   // MARK: Other state
 
@@ -77,12 +88,6 @@ open class TraitNode: TraitEnvironment {
   /// The parent storage an overriding node's `_resolvedRef` was computed from (retained, so that
   /// its address identifies it).
   @exclusivity(unchecked) final var _inherited = _Storage.empty
-  /// Whether the overrides changed since `_resolved` was computed.
-  @exclusivity(unchecked) final var _overridesChanged = false
-  /// The node's registrations; nil until the first one.
-  @exclusivity(unchecked) final var _observers: _NodeObservers?
-  /// The node's automatic-tracking slots; nil until the first tracked run.
-  @exclusivity(unchecked) final var _tracking: _NodeTracking?
 
   /// The parent, for cold paths.
   final var _parent: TraitNode? {
