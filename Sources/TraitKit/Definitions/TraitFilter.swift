@@ -72,6 +72,13 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
 
   var isEmpty: Bool { first == 0 && rest.allSatisfy { $0 == 0 } }
 
+  /// Empties the set, keeping its capacity.
+  @inline(__always)
+  mutating func removeAll() {
+    first = 0
+    if !rest.isEmpty { rest.removeAll(keepingCapacity: true) }
+  }
+
   /// The summary of this set.
   var filter: _TraitFilter {
     reduce(into: .none) { $0 |= _TraitFilter(index: $1) }

@@ -137,11 +137,20 @@ open class TraitNode: TraitEnvironment {
   /// pass. Reading it costs one comparison while nothing has changed.
   @inlinable @inline(__always)
   public final var traitCollection: TraitCollection {
-    // NB: every call comes before the one load of the storage, which both paths share: the
-    // client then retains only the storage it hands out, not the node (traitkit-bench S8).
-    if !_resolvedIsCurrent { _revalidateForRead() }
+    // NB: the fast path calls nothing that may release, and the slow path is one call: a client
+    // then retains the node only on the slow path (traitkit-bench S8).
+    if _resolvedIsCurrent && !_isRecordingTraitReadsAnywhere() {
+      return TraitCollection(_storage: _resolvedRef.takeUnretainedValue())
+    }
+    return _traitCollectionSlowPath()
+  }
+
+  /// `traitCollection` when the cache is stale, the node is detached, or a tracked closure runs.
+  @usableFromInline
+  final func _traitCollectionSlowPath() -> TraitCollection {
+    let storage = _resolvedStorage()
     let recorder = _isRecordingTraitReadsAnywhere() ? _recorderForRead() : nil
-    return TraitCollection(_storage: _resolvedRef.takeUnretainedValue(), recorder: recorder)
+    return TraitCollection(_storage: storage, recorder: recorder)
   }
 
   /// Whether `_resolvedRef` is current: the node is in a graph whose epoch it was resolved at.
@@ -151,17 +160,11 @@ open class TraitNode: TraitEnvironment {
     return _resolvedEpoch == graph._withUnsafeGuaranteedRef { $0._epoch }
   }
 
-  /// Brings `_resolvedRef` up to date: the cache is stale or the node is detached.
-  @usableFromInline
-  final func _revalidateForRead() {
-    _ = _resolvedStorage()
-  }
-
   /// The recorder for a read of this node's collection inside a tracked closure running on this
   /// thread, if any.
   ///
   /// - Precondition: `_resolvedRef` is current (the caller revalidated it).
-  @usableFromInline
+  @inline(__always)
   final func _recorderForRead() -> Unmanaged<_TraitReadRecorder>? {
     guard let record = _TrackingRecord.active else { return nil }
     let storage = _resolvedRef

@@ -47,19 +47,23 @@ extension TraitNode {
     invalidation: @escaping (TraitNode) -> Void,
     _ body: () throws -> R
   ) rethrows -> R {
-    // NB: the record is retained for the run (the body may remove the slot); the node's tracking
-    // state, which the node keeps until it deinitializes, is not.
-    let record = _trackingStateReference._withUnsafeGuaranteedRef {
-      $0.record(for: slot, owner: self)
+    // NB: nothing is retained: the node keeps its tracking state until it deinitializes, and the
+    // state keeps the record for the run even if the body removes the slot.
+    let tracking = _trackingStateReference
+    let record = tracking._withUnsafeGuaranteedRef { $0.record(for: slot, owner: self) }
+    return try record._withUnsafeGuaranteedRef { record in
+      record.invalidation = invalidation
+      record.beginRun()
+      let enclosing = _TrackingRecord.enter(record)
+      defer {
+        _TrackingRecord.leave(restoring: enclosing)
+        record.endRun()
+        if !record.isLive {
+          tracking._withUnsafeGuaranteedRef { $0.runDidEnd(afterRemoving: record) }
+        }
+      }
+      return try body()
     }
-    record.invalidation = invalidation
-    record.beginRun()
-    let enclosing = _TrackingRecord.enter(record)
-    defer {
-      _TrackingRecord.leave(restoring: enclosing)
-      record.endRun()
-    }
-    return try body()
   }
 
   /// Drops the record of `slot`: its invalidation will not run again until the slot is tracked

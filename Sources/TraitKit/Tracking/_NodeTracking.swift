@@ -10,19 +10,33 @@ final class _NodeTracking {
   /// A superset of the traits the live watchers recorded.
   @exclusivity(unchecked) var observed = _TraitFilter.none
 
-  func record(for slot: TraitTrackingSlot, owner: TraitNode) -> _TrackingRecord {
+  /// Records removed while they were running, kept alive until their run ends.
+  @exclusivity(unchecked) var retired: ContiguousArray<_TrackingRecord> = []
+
+  /// The record of `slot`, made on first use; unretained: this object keeps it until the slot is
+  /// removed, and a removal during a run keeps it until the run ends (`retired`).
+  func record(for slot: TraitTrackingSlot, owner: TraitNode) -> Unmanaged<_TrackingRecord> {
     for position in records.indices where records[position].slot == slot {
-      return records[position]
+      return Unmanaged.passUnretained(records[position])
     }
     let record = _TrackingRecord(owner: owner, slot: slot)
     records.append(record)
-    return record
+    return Unmanaged.passUnretained(record)
   }
 
   func removeRecord(for slot: TraitTrackingSlot) {
     guard let position = records.firstIndex(where: { $0.slot == slot }) else { return }
-    records[position].kill()
-    records.remove(at: position)
+    let record = records.remove(at: position)
+    if record.runs > 0 { retired.append(record) }
+    record.kill()
+  }
+
+  /// Lets go of `record`, removed during the run that just ended.
+  func runDidEnd(afterRemoving record: _TrackingRecord) {
+    guard record.runs == 0, let position = retired.firstIndex(where: { $0 === record }) else {
+      return
+    }
+    retired.remove(at: position)
   }
 
   /// Runs the invalidation of every slot that read a trait of `node` that now differs; returns
@@ -75,6 +89,8 @@ final class _TrackingRecord {
   /// Counts runs; a dependency touched in the current run carries its number.
   @exclusivity(unchecked) var run: UInt64 = 0
   @exclusivity(unchecked) var isRecording = false
+  /// How many runs of this record are under way (more than one when a run nests another).
+  @exclusivity(unchecked) var runs = 0
   @exclusivity(unchecked) var isLive = true
   @exclusivity(unchecked) var invalidatedInPass: UInt64 = 0
   /// The record this one's run is nested in on its thread (an `Unmanaged` address), during a
@@ -88,11 +104,13 @@ final class _TrackingRecord {
 
   func beginRun() {
     run &+= 1
+    runs += 1
     isRecording = true
   }
 
   /// Ends a run: dependencies this run did not touch are dropped.
   func endRun() {
+    runs -= 1
     isRecording = false
     enclosing = nil
     // NB: the recent dependency stays for the next run, which mostly reads the same node, unless
@@ -123,9 +141,27 @@ final class _TrackingRecord {
 
   /// The recorder for reads of `node`'s traits in the current run, whose collection is
   /// `storage`.
-  // NB: `storage` unretained: the recent-dependency path, taken by nearly every read, retains
-  // only the recorder it returns (traitkit-bench S7).
+  // NB: `storage` unretained, and the recent dependency of this run tried inline: nearly every
+  // tracked read takes that path (traitkit-bench S7).
+  @inline(__always)
   func dependency(
+    on node: TraitNode,
+    storage: Unmanaged<_Storage>
+  ) -> Unmanaged<_TraitReadRecorder> {
+    if let recent = recentDependency,
+      recent._withUnsafeGuaranteedRef({
+        $0.run == run && $0.isLive && $0.nodeID == ObjectIdentifier(node)
+      })
+    {
+      return recent
+    }
+    return dependencyOutsideThisRun(on: node, storage: storage)
+  }
+
+  /// `dependency(on:storage:)` when the recent dependency is not one of this run's reads of
+  /// `node`.
+  @inline(never)
+  private func dependencyOutsideThisRun(
     on node: TraitNode,
     storage: Unmanaged<_Storage>
   ) -> Unmanaged<_TraitReadRecorder> {
@@ -245,8 +281,9 @@ final class _TraitReadRecorder: @unchecked Sendable {
   /// re-tracking the same reads publishes nothing up the tree.
   func reset(run: UInt64, baseline: _Storage) {
     self.run = run
-    self.baseline = baseline
-    traits = _TraitIndexSet()
+    // NB: re-tracking an unchanged node keeps its baseline without reference counting.
+    if self.baseline !== baseline { self.baseline = baseline }
+    traits.removeAll()
   }
 
   /// Records a read of the trait with dense index `index` in run `run` of this recorder's
@@ -260,11 +297,18 @@ final class _TraitReadRecorder: @unchecked Sendable {
   }
 
   /// Records the first read of the trait with dense index `index` in this run.
-  @inline(never)
+  @inline(__always)
   private func recordFirstRead(_ index: Int) {
     traits.insert(index)
     let bit = _TraitFilter(index: index)
+    // NB: re-tracking the same reads ends here: the filter keeps the bits of earlier runs.
     guard !filter.contains(bit) else { return }
+    recordNewTrait(bit)
+  }
+
+  /// Publishes a trait this recorder never recorded before.
+  @inline(never)
+  private func recordNewTrait(_ bit: _TraitFilter) {
     filter |= bit
     node._trackingState().observed |= bit
     node._observedHere |= bit

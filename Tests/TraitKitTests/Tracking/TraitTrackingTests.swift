@@ -610,6 +610,37 @@ struct TraitTrackingTests {
     #expect(view.invalidations(of: .display) == 2)
   }
 
+  @Test("a slot removed by its own tracked closure ends its run safely and never fires")
+  func slotRemovedDuringItsRun() {
+    let tree = TTTree()
+    let view = tree.a
+    let result = view.track(.layout) {
+      _ = view.traitCollection.horizontalSizeClass
+      view.removeTraitTracking(slot: .layout)
+      // Reads after the removal record nothing, and the run still returns normally.
+      _ = view.traitCollection.verticalSizeClass
+      return 7
+    }
+    #expect(result == 7)
+
+    view.traitOverrides.horizontalSizeClass = .compact
+    view.traitOverrides.verticalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 0)
+    #expect(view.invalidated.isEmpty)
+
+    // The slot can be tracked anew, nested in another slot's run too.
+    view.track(.display) {
+      view.track(.layout) {
+        _ = view.traitCollection.userInterfaceStyle
+        view.removeTraitTracking(slot: .layout)
+      }
+      _ = view.traitCollection.userInterfaceStyle
+    }
+    view.traitOverrides.userInterfaceStyle = .dark
+    #expect(tree.invalidationsOfNextPass() == 1)
+    #expect(view.invalidated == [.display])
+  }
+
   @Test("removing a slot that was never tracked does nothing")
   func removingUntrackedSlotDoesNothing() {
     let tree = TTTree()
