@@ -102,10 +102,14 @@ extension TraitNode: TraitChangeObservable {
   /// - Parameter registration: The token a registration returned.
   /// - Complexity: O(log *n*) for *n* registrations on this node.
   public final func unregisterForTraitChanges(_ registration: TraitChangeRegistration?) {
-    guard let registration, let observers = _observers,
-      let position = observers.position(of: registration.id)
-    else { return }
-    _killRegistration(at: position, in: observers)
+    // NB: the table unretained: the node keeps it until it deinitializes (traitkit-bench S6).
+    guard let registration, let observers = _observers.map(Unmanaged.passUnretained) else {
+      return
+    }
+    observers._withUnsafeGuaranteedRef { observers in
+      guard let position = observers.position(of: registration.id) else { return }
+      _killRegistration(at: position, in: observers)
+    }
   }
 
   /// Registers a callback for every change of any trait of this node's collection.
@@ -156,20 +160,22 @@ extension TraitNode: TraitChangeObservable {
       !traits.isEmpty || observesAllTraits,
       "Must pass one or more traits to register for"
     )
-    let observers: _NodeObservers
-    if let existing = _observers {
-      observers = existing
-    } else {
-      observers = _NodeObservers()
-      _observers = observers
+    // NB: the table and the collection unretained: the node keeps both, and nothing here runs
+    // user code (traitkit-bench S6).
+    if _observers == nil { _observers = _NodeObservers() }
+    let observers = Unmanaged.passUnretained(_observers.unsafelyUnwrapped)
+    _ = _resolvedStorage()
+    let storage = _resolvedRef
+    let registration = observers._withUnsafeGuaranteedRef { observers in
+      let registration = _Registration(
+        box: box,
+        traits: traits,
+        snapshot: storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) },
+        observesAllTraits: observesAllTraits
+      )
+      observers.append(registration)
+      return registration
     }
-    let registration = _Registration(
-      box: box,
-      traits: traits,
-      snapshot: observers.snapshot(for: _resolvedStorage()),
-      observesAllTraits: observesAllTraits
-    )
-    observers.append(registration)
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations += 1 }
     _observedHere |= registration.filter
     _propagateObserved(registration.filter)
