@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The storage behind a ``TraitCollection``: one slot per trait, indexed by the trait's dense
 /// index, in a single tail-allocated buffer.
 ///
@@ -24,8 +26,13 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   // NB: `ManagedBuffer` is not `Sendable`; a storage is immutable once shared (see above).
   nonisolated(unsafe) static let empty = _Storage.make(count: 0, minimumCapacity: 0)
 
+  /// Advances whenever a storage is allocated, so that a table keyed by storage addresses can
+  /// tell a reused address from the storage it saw (see `_ChangeCache`).
+  static let allocations = Atomic<UInt64>(0)
+
   /// A buffer with `count` slots, each holding its trait's default slot.
   static func make(count: Int, minimumCapacity: Int) -> _Storage {
+    allocations.wrappingAdd(1, ordering: .relaxed)
     let buffer = _Storage.create(minimumCapacity: Swift.max(count, minimumCapacity)) { _ in
       _StorageHeader(count: count, boxes: 0, unknown: nil)
     }
@@ -114,6 +121,7 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   func copy(count newCount: Int) -> _Storage {
     let oldCount = count
     let resultCount = Swift.max(oldCount, newCount)
+    _Storage.allocations.wrappingAdd(1, ordering: .relaxed)
     let buffer = _Storage.create(minimumCapacity: resultCount) { _ in
       _StorageHeader(count: resultCount, boxes: header.boxes, unknown: header.unknown)
     }

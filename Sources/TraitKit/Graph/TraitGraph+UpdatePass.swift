@@ -265,34 +265,40 @@ extension TraitGraph {
     guard reference._withUnsafeGuaranteedRef({ pending.intersects($0._observedHere) }) else {
       return
     }
-    // Someone here observes a pending trait: the rare case, worth one retain of the node.
-    let node = reference.takeUnretainedValue()
-    _visitWidening = .none
-    defer {
-      // What handlers changed here, or above, during the visit reaches the subtree this round.
-      pending |= node._pending | (_visitWidening & ~node._shield)
+    // NB: the node, its registration table and its tracking state unretained: the tree keeps
+    // the node for the pass (or, once detached, the graveyard does), and the node keeps the other
+    // two until it deinitializes (traitkit-bench S2).
+    reference._withUnsafeGuaranteedRef { node in
       _visitWidening = .none
+      defer {
+        // What handlers changed here, or above, during the visit reaches the subtree this round.
+        pending |= node._pending | (_visitWidening & ~node._shield)
+        _visitWidening = .none
+      }
+      defer { node._observedHere = node._ownObserved }
+      var storage = node._resolvedStorage()
+      _currentCell.storage = Unmanaged.passUnretained(storage)
+      defer { _currentCell.storage = nil }
+      if let tracking = node._tracking.map(Unmanaged.passUnretained),
+        tracking._withUnsafeGuaranteedRef({ pending.intersects($0.observed) })
+      {
+        _lastPass.invalidationsDelivered += tracking._withUnsafeGuaranteedRef {
+          $0.invalidate(node, current: storage, pass: _passNumber)
+        }
+      }
+      guard let observers = node._observers.map(Unmanaged.passUnretained) else { return }
+      observers._withUnsafeGuaranteedRef { observers in
+        guard pending.intersects(observers.observed) else { return }
+        observers.deliveryDepth += 1
+        let end = observers.count
+        _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: false)
+        if observers.allTraitsCount > 0 {
+          _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: true)
+        }
+        observers.deliveryDepth -= 1
+        observers.compactIfIdle()
+      }
     }
-    defer { node._observedHere = node._ownObserved }
-    var storage = node._resolvedStorage()
-    _currentCell.storage = Unmanaged.passUnretained(storage)
-    defer { _currentCell.storage = nil }
-    if let tracking = node._tracking, pending.intersects(tracking.observed) {
-      _lastPass.invalidationsDelivered += tracking.invalidate(
-        node,
-        current: storage,
-        pass: _passNumber
-      )
-    }
-    guard let observers = node._observers, pending.intersects(observers.observed) else { return }
-    observers.deliveryDepth += 1
-    let end = observers.count
-    _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: false)
-    if observers.allTraitsCount > 0 {
-      _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: true)
-    }
-    observers.deliveryDepth -= 1
-    observers.compactIfIdle()
   }
 
   /// Calls, in order, the registrations among the node's first `end` whose traits changed.

@@ -404,6 +404,44 @@ struct UpdatePassTests {
     #expect(graph.statistics.lastPass.rounds == 0)
   }
 
+  @Test("a change check remembered in a pass is not reused at a freed collection's address")
+  func changeCheckNotReusedAfterReallocation() {
+    // The pass remembers "theme did not change between baseline B and collection C" without
+    // retaining C. A handler then frees C and makes a new collection, which the allocator is
+    // likely to place at C's address, with a new theme: the reader must hear of it.
+    let graph = TraitGraph()
+    let holder = GTNode("holder")
+    let reader = GTNode("reader")
+    let trigger = GTNode("trigger")
+    graph.root.gtAdd(holder, trigger)
+    holder.addTraitChild(reader)
+    holder.traitOverrides.horizontalSizeClass = .regular
+    graph.updateTraitsIfNeeded()
+    var themes: [Int] = []
+    reader.registerForTraitChanges([GTThemeTrait.self]) { (node: GTNode, _: TraitCollection) in
+      themes.append(node.traitCollection[GTThemeTrait.self])
+    }
+    trigger.registerForTraitChanges([TraitVerticalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+      // Free the holder's collection (a fresh one replaces it first), then make another.
+      holder.traitOverrides.remove(TraitHorizontalSizeClass.self)
+      _ = holder.traitCollection
+      holder.traitOverrides.horizontalSizeClass = .regular
+      holder.traitOverrides[GTThemeTrait.self] = 7
+      _ = holder.traitCollection
+    }
+
+    // The theme is written and written back: the reader is visited and finds it unchanged.
+    holder.traitOverrides[GTThemeTrait.self] = 5
+    holder.traitOverrides.remove(GTThemeTrait.self)
+    holder.traitOverrides.horizontalSizeClass = .compact
+    graph.root.traitOverrides.verticalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(themes == [7])
+    #expect(reader.traitCollection[GTThemeTrait.self] == 7)
+  }
+
   @Test("a handler that changes its own trait is called again in the next round, not the same one")
   func selfChangeIsNextRound() {
     let graph = TraitGraph()
