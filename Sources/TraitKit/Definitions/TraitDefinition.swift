@@ -42,6 +42,18 @@ public protocol TraitDefinition: SendableMetatype {
   /// equals only itself, so each write is a change. If `Value` is `Hashable` and you customize
   /// this method, values it calls equal must have equal hashes.
   static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool
+
+  // NB: an engine hook, not for conformers to implement. Its default implementation is emitted
+  // where a trait conforms, with the concrete `Value`: the engine, which stores values erased,
+  // compares two of them without generic code at run time (traitkit-bench S2).
+  /// Whether two stored values of this trait are equal: the engine's use of
+  /// ``valuesEqual(_:_:)``.
+  static func _storedValuesEqual(
+    _ lhsBits: UInt64,
+    _ lhsBox: AnyObject?,
+    _ rhsBits: UInt64,
+    _ rhsBox: AnyObject?
+  ) -> Bool
 }
 
 extension TraitDefinition {
@@ -56,6 +68,20 @@ extension TraitDefinition {
 
   /// Returns `false`: without `Equatable`, a stored value equals only itself.
   public static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool { false }
+
+  /// Compares two stored values with ``valuesEqual(_:_:)``.
+  @inlinable
+  public static func _storedValuesEqual(
+    _ lhsBits: UInt64,
+    _ lhsBox: AnyObject?,
+    _ rhsBits: UInt64,
+    _ rhsBox: AnyObject?
+  ) -> Bool {
+    valuesEqual(
+      _SlotCoding<Value>.value(bits: lhsBits, box: lhsBox, default: defaultValue),
+      _SlotCoding<Value>.value(bits: rhsBits, box: rhsBox, default: defaultValue)
+    )
+  }
 }
 
 extension TraitDefinition where Value: Equatable {

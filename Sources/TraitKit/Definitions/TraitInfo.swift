@@ -37,10 +37,7 @@ final class _TraitInfo: Sendable {
       } else if a.box === b.box {
         return true
       }
-      return T.valuesEqual(
-        Coding.value(a, default: T.defaultValue),
-        Coding.value(b, default: T.defaultValue)
-      )
+      return T._storedValuesEqual(a.bits, a.box, b.bits, b.box)
     }
     // NB: a custom trait may define `valuesEqual` more loosely than its value's `==`, and a
     // hash must agree with `valuesEqual` (R2); so only system traits, whose `valuesEqual` is

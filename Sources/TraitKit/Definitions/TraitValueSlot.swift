@@ -58,6 +58,15 @@ enum _SlotCoding<Value: Sendable> {
     inline ? _Slot(bits: bits(value)) : _Slot(box: _Box(value))
   }
 
+  /// The value stored as `bits` or in `box`; without a box, the bits, or, for a value that does
+  /// not fit in bits, the default.
+  @inlinable @inline(__always)
+  static func value(bits: UInt64, box: AnyObject?, default defaultValue: Value) -> Value {
+    if let box { return unsafeDowncast(box, to: _Box<Value>.self).value }
+    if fitsInBits { return withUnsafeBytes(of: bits) { $0.load(as: Value.self) } }
+    return defaultValue
+  }
+
   /// The value in `slot`; a slot without a box holds bits, or, for a value that does not fit in
   /// bits, the default.
   @inline(__always) static func value(
