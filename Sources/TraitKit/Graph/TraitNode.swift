@@ -195,25 +195,48 @@ open class TraitNode: TraitEnvironment {
       _refresh(inheriting: parentState.1, epoch: epoch)
       return _resolvedRef.takeUnretainedValue()
     }
-    var chain = _graph?._takeScratch() ?? []
-    var node = Unmanaged.passUnretained(self)
-    while true {
-      chain.append(node)
-      guard let parent = node._withUnsafeGuaranteedRef({ $0._parentRef }),
-        parent._withUnsafeGuaranteedRef({ $0._resolvedEpoch != epoch })
-      else { break }
-      node = parent
-    }
-    for node in chain.reversed() {
-      node._withUnsafeGuaranteedRef { node in
-        let inherited =
-          node._parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedRef } }
-          ?? node._baseReference
-        node._refresh(inheriting: inherited, epoch: epoch)
+    // NB: the stale ancestors are collected on the native stack when there are few (a pass
+    // revalidates each observing node it visits, usually a few levels below a current ancestor),
+    // and continue in the graph's scratch array beyond that (traitkit-bench S2, S3).
+    withUnsafeTemporaryAllocation(of: Unmanaged<TraitNode>.self, capacity: 16) { buffer in
+      var count = 0
+      var node: Unmanaged<TraitNode>? = Unmanaged.passUnretained(self)
+      while let current = node, count < buffer.count {
+        buffer[count] = current
+        count += 1
+        node = current._withUnsafeGuaranteedRef { $0._parentRef }
+        if let parent = node, parent._withUnsafeGuaranteedRef({ $0._resolvedEpoch == epoch }) {
+          node = nil
+        }
+      }
+      if let deeper = node {
+        // More than fits: the rest, from the 17th node up, in the scratch array.
+        var chain = _graph?._takeScratch() ?? []
+        var next: Unmanaged<TraitNode>? = deeper
+        while let current = next {
+          chain.append(current)
+          next = current._withUnsafeGuaranteedRef { $0._parentRef }
+          if let parent = next, parent._withUnsafeGuaranteedRef({ $0._resolvedEpoch == epoch }) {
+            next = nil
+          }
+        }
+        for node in chain.reversed() {
+          node._withUnsafeGuaranteedRef { $0._refresh(fromParentAt: epoch) }
+        }
+        _graph?._returnScratch(&chain)
+      }
+      for position in stride(from: count - 1, through: 0, by: -1) {
+        buffer[position]._withUnsafeGuaranteedRef { $0._refresh(fromParentAt: epoch) }
       }
     }
-    _graph?._returnScratch(&chain)
     return _resolvedRef.takeUnretainedValue()
+  }
+
+  /// Recomputes `_resolvedRef` from the parent's (current) collection, or from the base traits.
+  @inline(__always) private final func _refresh(fromParentAt epoch: UInt64) {
+    let inherited =
+      _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedRef } } ?? _baseReference
+    _refresh(inheriting: inherited, epoch: epoch)
   }
 
   /// What a parentless node inherits: its graph's base traits, or the defaults when detached.
