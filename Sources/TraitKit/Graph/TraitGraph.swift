@@ -38,6 +38,7 @@ public final class TraitGraph {
 
   deinit {
     _walkStack.deallocate()
+    _changeCache.deallocate()
     // NB: nodes hold their graph unowned; a node that outlives its graph must not see it.
     var stack = [root]
     while let node = stack.popLast() {
@@ -82,11 +83,14 @@ public final class TraitGraph {
   /// Keeps, as spares, the candidates that only the candidate list holds.
   func _recycleCandidatesAfterPass() {
     guard !_recycleCandidates.isEmpty else { return }
-    for position in _recycleCandidates.indices {
-      if _spareStorages.count < 8, isKnownUniquelyReferenced(&_recycleCandidates[position]),
-        _recycleCandidates[position] !== _Storage.empty
-      {
-        _spareStorages.append(_recycleCandidates[position])
+    // NB: one uniqueness check of the list's buffer, not one per candidate (traitkit-bench S2).
+    _recycleCandidates.withUnsafeMutableBufferPointer { candidates in
+      for position in candidates.indices where _spareStorages.count < 8 {
+        if isKnownUniquelyReferenced(&candidates[position]),
+          candidates[position] !== _Storage.empty
+        {
+          _spareStorages.append(candidates[position])
+        }
       }
     }
     _recycleCandidates.removeAll(keepingCapacity: true)

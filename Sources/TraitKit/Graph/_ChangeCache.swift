@@ -22,7 +22,8 @@ struct _ChangeCache {
   }
 
   private static let size = 64
-  private var entries: ContiguousArray<Entry> = []
+  /// The table, allocated on first use; the graph frees it (`deallocate()`).
+  private var entries: UnsafeMutablePointer<Entry>?
   /// Advances to forget every entry.
   private var stamp: UInt64 = 1
   /// ``_Storage/allocations`` when the current entries were made.
@@ -35,7 +36,11 @@ struct _ChangeCache {
     in current: _Storage,
     from baseline: _Storage
   ) -> Bool {
-    if entries.isEmpty { entries = ContiguousArray(repeating: Entry(), count: Self.size) }
+    if entries == nil {
+      entries = .allocate(capacity: Self.size)
+      entries.unsafelyUnwrapped.initialize(repeating: Entry(), count: Self.size)
+    }
+    let entries = entries.unsafelyUnwrapped
     let allocated = _Storage.allocations.load(ordering: .relaxed)
     if allocated != allocations {
       allocations = allocated
@@ -52,26 +57,29 @@ struct _ChangeCache {
       ^ (UInt64(currentAddress) &* 0xC2B2_AE3D_27D4_EB4F)
       ^ ((filter.low ^ (filter.high &<< 1 | filter.high &>> 63)) &* 0xD6E8_FEB8_6659_FD93)
     let slot = Int(truncatingIfNeeded: key &>> 58)
-    return entries.withUnsafeMutableBufferPointer { entries in
-      if entries[slot].stamp == stamp, entries[slot].baseline == baselineAddress,
-        entries[slot].current == currentAddress, entries[slot].filter == filter
-      {
-        return entries[slot].changed
-      }
-      let changed = registration.sawChange(in: current, from: baseline)
-      entries[slot] = Entry(
-        baseline: baselineAddress,
-        current: currentAddress,
-        filter: filter,
-        changed: changed,
-        stamp: stamp
-      )
-      return changed
+    if entries[slot].stamp == stamp, entries[slot].baseline == baselineAddress,
+      entries[slot].current == currentAddress, entries[slot].filter == filter
+    {
+      return entries[slot].changed
     }
+    let changed = registration.sawChange(in: current, from: baseline)
+    entries[slot] = Entry(
+      baseline: baselineAddress,
+      current: currentAddress,
+      filter: filter,
+      changed: changed,
+      stamp: stamp
+    )
+    return changed
   }
 
   /// Forgets every answer.
   mutating func clear() {
     stamp &+= 1
+  }
+
+  /// Frees the table; the cache is unusable afterwards.
+  func deallocate() {
+    entries?.deallocate()
   }
 }

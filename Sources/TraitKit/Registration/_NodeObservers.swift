@@ -108,9 +108,15 @@ final class _NodeObservers {
 
   /// When no delivery is walking the entries: releases deferred boxes, and removes tombstones once
   /// they are half the table; then recomputes `observed`.
+  @inline(__always)
   func compactIfIdle() {
     guard deliveryDepth == 0, deferredReleases > 0 || tombstones * 2 > Swift.max(count, 8)
     else { return }
+    compact()
+  }
+
+  @inline(never)
+  private func compact() {
     var kept = 0
     var filter = _TraitFilter.none
     for position in 0..<count {
