@@ -36,6 +36,8 @@ extension TraitCollection {
 /// task-local value it sets wins.
 final class _CurrentCell {
   @exclusivity(unchecked) var storage: Unmanaged<_Storage>?
+  /// The graph whose pass installed this cell (unretained: the graph owns the cell).
+  @exclusivity(unchecked) var graph: Unmanaged<TraitGraph>?
 
   /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
   static var active: _CurrentCell? {

@@ -100,7 +100,11 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   /// Whether the trait at `index` holds equal values in `self` and `other`.
   func slotEqual(at index: Int, to other: _Storage) -> Bool {
     if hasIdenticalSlot(at: index, as: other) { return true }
-    return _TraitRegistry.info(at: index).slotsEqual(slot(at: index), other.slot(at: index))
+    // NB: the info unretained (the registry never frees one): a pass compares slots per
+    // observing node (traitkit-bench S2).
+    return _TraitRegistry.infoReference(at: index)._withUnsafeGuaranteedRef {
+      $0.slotsEqual(slot(at: index), other.slot(at: index))
+    }
   }
 
   /// Whether the trait at `index` holds a value other than its default.

@@ -42,11 +42,17 @@ enum _TraitRegistry {
   ///
   /// - Precondition: `index` was returned by ``index(of:)``.
   static func info(at index: Int) -> _TraitInfo {
+    infoReference(at: index).takeUnretainedValue()
+  }
+
+  /// The information on the trait with dense index `index`, unretained: infos are never freed.
+  ///
+  /// - Precondition: `index` was returned by ``index(of:)``.
+  static func infoReference(at index: Int) -> Unmanaged<_TraitInfo> {
     let table = currentTable()
     let mask = Int(bitPattern: table[0])
     let infos = table + 2 + 2 * (mask + 1)
-    return Unmanaged<_TraitInfo>.fromOpaque(UnsafeRawPointer(bitPattern: infos[index])!)
-      .takeUnretainedValue()
+    return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: infos[index])!)
   }
 
   /// The default slots' bits of the traits with dense indices `range`, in order.

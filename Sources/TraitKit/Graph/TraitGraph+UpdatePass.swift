@@ -148,6 +148,7 @@ extension TraitGraph {
     _isUpdating = true
     _passNumber = TraitGraph._nextPassNumber.wrappingAdd(1, ordering: .relaxed).newValue
     let enclosingCell = _CurrentCell.active
+    _currentCell.graph = Unmanaged.passUnretained(self)
     _CurrentCell.active = _currentCell
     defer {
       _CurrentCell.active = enclosingCell
@@ -317,7 +318,9 @@ extension TraitGraph {
     // the snapshot and compare once for all of them.
     var current: Int32 = -1
     var memoSnapshot: Int32 = -1
-    var previous = TraitCollection(_storage: storage)
+    // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
+    // leaves it in the graph's recycling list until the pass ends (traitkit-bench S2).
+    var previous = Unmanaged.passUnretained(storage)
     var memoFilter = _TraitFilter.none
     var memoChanged = false
     var epoch = _epoch
@@ -349,18 +352,20 @@ extension TraitGraph {
       if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
       if entry.snapshot != memoSnapshot {
         memoSnapshot = entry.snapshot
-        previous = TraitCollection(_storage: observers.baseline(entry.snapshot))
+        previous = observers.baselineReference(entry.snapshot)
         memoFilter = .none
       }
       let changed: Bool
       if entry.filterIsExact, memoFilter == entry.filter, !memoFilter.isEmpty {
         changed = memoChanged
       } else if entry.filterIsExact {
-        changed = _changeCache.sawChange(entry, in: storage, from: previous._storage)
+        changed = previous._withUnsafeGuaranteedRef {
+          _changeCache.sawChange(entry, in: storage, from: $0)
+        }
         memoFilter = entry.filter
         memoChanged = changed
       } else {
-        changed = entry.sawChange(in: storage, from: previous._storage)
+        changed = previous._withUnsafeGuaranteedRef { entry.sawChange(in: storage, from: $0) }
       }
       guard changed else { continue }
       if !observers.snapshot(current, holds: storage) {
@@ -370,7 +375,9 @@ extension TraitGraph {
       observers.release(entry.snapshot, recyclingInto: self)
       observers.move(position, to: current)
       // NB: the box stays alive until compaction, which waits for this delivery to end.
-      let alive = entry.box._withUnsafeGuaranteedRef { $0.call(node, previous) }
+      let alive = previous._withUnsafeGuaranteedRef { previous in
+        entry.box._withUnsafeGuaranteedRef { $0.call(node, TraitCollection(_storage: previous)) }
+      }
       guard alive else {
         if let position = observers.position(of: entry.id) {
           node._killRegistration(at: position, in: observers)
@@ -381,7 +388,9 @@ extension TraitGraph {
         legacyCallbacks += 1
         if entry.box._withUnsafeGuaranteedRef({ box in
           guard let interesting = box.traitList?.set, !interesting.isEmpty else { return false }
-          return !interesting.contains { !storage.slotEqual(at: $0, to: previous._storage) }
+          return previous._withUnsafeGuaranteedRef { previous in
+            !interesting.contains { !storage.slotEqual(at: $0, to: previous) }
+          }
         }) {
           wastedLegacyCallbacks += 1
         }

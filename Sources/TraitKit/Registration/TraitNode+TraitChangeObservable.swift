@@ -183,7 +183,16 @@ extension TraitNode: TraitChangeObservable {
   }
 
   final func _killRegistration(at position: Int, in observers: _NodeObservers) {
-    observers.kill(at: position)
+    // NB: while a pass runs on this thread — this node's graph's, or, for a node a handler
+    // moved to another graph, the one that was delivering to it — its baseline may be in a
+    // callback's hands: the pass keeps it until it ends.
+    var recycler: TraitGraph?
+    if let graph = _graphRef, graph._withUnsafeGuaranteedRef({ $0._isUpdating }) {
+      recycler = graph.takeUnretainedValue()
+    } else {
+      recycler = _CurrentCell.active?.graph?.takeUnretainedValue()
+    }
+    observers.kill(at: position, recyclingInto: recycler)
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations -= 1 }
   }
 

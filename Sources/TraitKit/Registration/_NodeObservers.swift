@@ -91,9 +91,12 @@ final class _NodeObservers {
 
   /// Makes the entry at `position` a tombstone, releasing its box now unless a delivery is
   /// walking the entries.
-  func kill(at position: Int) {
+  ///
+  /// During a pass, pass the graph: a baseline freed now could be one that the pass is handing
+  /// to a callback, so it waits in the graph's recycling list until the pass ends.
+  func kill(at position: Int, recyclingInto graph: TraitGraph?) {
     if entries[position].observesAllTraits { allTraitsCount -= 1 }
-    release(entries[position].snapshot)
+    release(entries[position].snapshot, recyclingInto: graph)
     entries[position].isLive = false
     liveCount -= 1
     tombstones += 1
@@ -214,6 +217,13 @@ final class _NodeObservers {
   /// - Precondition: the slot has uses.
   @inline(__always) func baseline(_ slot: Int32) -> _Storage {
     snapshots[Int(slot)].storage.unsafelyUnwrapped.takeUnretainedValue()
+  }
+
+  /// The storage of snapshot `slot`, unretained.
+  ///
+  /// - Precondition: the slot has uses.
+  @inline(__always) func baselineReference(_ slot: Int32) -> Unmanaged<_Storage> {
+    snapshots[Int(slot)].storage.unsafelyUnwrapped
   }
 }
 

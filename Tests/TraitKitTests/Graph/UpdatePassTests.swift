@@ -404,6 +404,37 @@ struct UpdatePassTests {
     #expect(graph.statistics.lastPass.rounds == 0)
   }
 
+  @Test("a handler that unregisters the registrations sharing its baseline still reads it")
+  func previousSurvivesUnregisteringItsSharers() {
+    // Both registrations share one baseline snapshot. The first handler's baseline moves on
+    // before it runs; unregistering the second drops the snapshot's last use mid-callback, yet
+    // the previous collection the handler holds stays readable (AddressSanitizer checks this).
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    node.traitOverrides[GTThemeTrait.self] = 1
+    graph.updateTraitsIfNeeded()
+    var second: TraitChangeRegistration?
+    var seen: [Int] = []
+    node.registerForTraitChanges([GTThemeTrait.self]) {
+      (node: GTNode, previous: TraitCollection) in
+      node.unregisterForTraitChanges(second)
+      node.traitOverrides.horizontalSizeClass = .compact
+      _ = node.traitCollection
+      seen.append(previous[GTThemeTrait.self])
+    }
+    second = node.registerForTraitChanges([GTThemeTrait.self]) {
+      (_: GTNode, _: TraitCollection) in
+      seen.append(-1)
+    }
+
+    node.traitOverrides[GTThemeTrait.self] = 2
+    graph.updateTraitsIfNeeded()
+
+    #expect(seen == [1])
+    #expect(graph.statistics.liveRegistrations == 1)
+  }
+
   @Test("a change check remembered in a pass is not reused at a freed collection's address")
   func changeCheckNotReusedAfterReallocation() {
     // The pass remembers "theme did not change between baseline B and collection C" without
