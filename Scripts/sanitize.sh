@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Sanitizers (issue 7): the whole test suite under ThreadSanitizer, then under
-# AddressSanitizer (with LeakSanitizer), each in its own build folder (.build/sanitize-thread,
-# .build/sanitize-address). Any sanitizer report fails the run.
+# AddressSanitizer (with LeakSanitizer), then under AddressSanitizer in a release build, each in
+# its own build folder (.build/sanitize-thread, .build/sanitize-address,
+# .build/sanitize-address-release). Any sanitizer report fails the run. The release run matters:
+# the engine hands out references it does not retain where the optimizer removes the retains a
+# debug build keeps, so some lifetime mistakes only show optimized.
 #
-# Usage (from the repository root): Scripts/sanitize.sh [thread|address]...
+# Usage (from the repository root): Scripts/sanitize.sh [thread|address|address-release]...
 # Environment: the run sizes of the reliability suites (TRAITKIT_SOAK_SEQUENCES, ...) pass
 # through; the defaults are the fixed ones of `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitizers=("$@")
-[ ${#sanitizers[@]} -gt 0 ] || sanitizers=(thread address)
+[ ${#sanitizers[@]} -gt 0 ] || sanitizers=(thread address address-release)
 mkdir -p .build
 # LeakSanitizer runs with AddressSanitizer. It must not report the toolchain's XCTest harness,
 # which keeps its suite objects. Every other leak, from any test, fails the run: a test that
@@ -39,10 +42,14 @@ for sanitizer in "${sanitizers[@]}"; do
   scratch=".build/sanitize-$sanitizer"
   start=$SECONDS
   echo "sanitize.sh: building with --sanitize=$sanitizer in $scratch"
-  swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+  configuration=debug
+  case "$sanitizer" in *-release) configuration=release ;; esac
+  swift build --build-tests -c "$configuration" --sanitize="${sanitizer%-release}" \
+    --scratch-path "$scratch"
   log="$scratch/test.log"
   status=0
-  swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" >"$log" 2>&1 \
+  swift test --skip-build -c "$configuration" --sanitize="${sanitizer%-release}" \
+    --scratch-path "$scratch" >"$log" 2>&1 \
     || status=$?
   grep -E "Test run with|Executed [0-9]+ tests|SUMMARY: |WARNING: |ERROR: " "$log" || true
   if grep -qE "(ThreadSanitizer|AddressSanitizer|LeakSanitizer)" "$log"; then
