@@ -198,27 +198,27 @@ open class TraitNode: TraitEnvironment {
     // NB: the stale ancestors are collected on the native stack when there are few (a pass
     // revalidates each observing node it visits, usually a few levels below a current ancestor),
     // and continue in the graph's scratch array beyond that (traitkit-bench S2, S3).
+    /// The stale parent of `node`, if any: the next node to refresh before it.
+    func staleParent(of node: Unmanaged<TraitNode>) -> Unmanaged<TraitNode>? {
+      guard let parent = node._withUnsafeGuaranteedRef({ $0._parentRef }),
+        parent._withUnsafeGuaranteedRef({ $0._resolvedEpoch != epoch })
+      else { return nil }
+      return parent
+    }
     withUnsafeTemporaryAllocation(of: Unmanaged<TraitNode>.self, capacity: 16) { buffer in
       var count = 0
-      var node: Unmanaged<TraitNode>? = Unmanaged.passUnretained(self)
-      while let current = node, count < buffer.count {
-        buffer[count] = current
+      var next: Unmanaged<TraitNode>? = Unmanaged.passUnretained(self)
+      while let node = next, count < buffer.count {
+        buffer[count] = node
         count += 1
-        node = current._withUnsafeGuaranteedRef { $0._parentRef }
-        if let parent = node, parent._withUnsafeGuaranteedRef({ $0._resolvedEpoch == epoch }) {
-          node = nil
-        }
+        next = staleParent(of: node)
       }
-      if let deeper = node {
+      if next != nil {
         // More than fits: the rest, from the 17th node up, in the scratch array.
         var chain = _graph?._takeScratch() ?? []
-        var next: Unmanaged<TraitNode>? = deeper
-        while let current = next {
-          chain.append(current)
-          next = current._withUnsafeGuaranteedRef { $0._parentRef }
-          if let parent = next, parent._withUnsafeGuaranteedRef({ $0._resolvedEpoch == epoch }) {
-            next = nil
-          }
+        while let node = next {
+          chain.append(node)
+          next = staleParent(of: node)
         }
         for node in chain.reversed() {
           node._withUnsafeGuaranteedRef { $0._refresh(fromParentAt: epoch) }

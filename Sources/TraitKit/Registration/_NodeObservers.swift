@@ -212,13 +212,6 @@ final class _NodeObservers {
     return snapshot.toOpaque() == Unmanaged.passUnretained(storage).toOpaque()
   }
 
-  /// The storage of snapshot `slot`.
-  ///
-  /// - Precondition: the slot has uses.
-  @inline(__always) func baseline(_ slot: Int32) -> _Storage {
-    snapshots[Int(slot)].storage.unsafelyUnwrapped.takeUnretainedValue()
-  }
-
   /// The storage of snapshot `slot`, unretained.
   ///
   /// - Precondition: the slot has uses.
