@@ -69,7 +69,7 @@ public struct TraitCollection: Sendable {
     var traits: any MutableTraits = _TraitMutations(storage: _storage)
     mutations(&traits)
     guard let result = traits as? _TraitMutations else {
-      preconditionFailure(
+      _apiMisuse(
         "A trait mutations closure must not replace its MutableTraits with another value"
       )
     }

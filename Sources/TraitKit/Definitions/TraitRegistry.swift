@@ -134,7 +134,7 @@ private struct _RegistryState: ~Copyable {
 
   mutating func add(_ info: _TraitInfo, key: UInt) {
     if let existing = byIdentifier[info.identifier] {
-      preconditionFailure(
+      _apiMisuse(
         "Two trait types have the identifier '\(info.identifier)': "
           + "\(String(reflecting: infos[existing].type)) and \(String(reflecting: info.type)); "
           + "each trait needs its own identifier"

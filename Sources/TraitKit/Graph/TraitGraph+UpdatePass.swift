@@ -166,7 +166,7 @@ extension TraitGraph {
       if start._pending.isEmpty && !start._hasPendingBelow && !_ancestorChangedDuringSubtreePass {
         break
       }
-      precondition(
+      _requireAPI(
         _lastPass.rounds < 100,
         "Trait updates did not converge after 100 rounds: trait change handlers keep changing "
           + "the traits they observe"

@@ -333,7 +333,7 @@ open class TraitNode: TraitEnvironment {
   /// - Complexity: O(*d*) for a move within one graph, where *d* is this node's depth; O(*d* + *s*)
   ///   for a move between graphs, where *s* is the size of the moved subtree.
   public final func addTraitChild(_ child: TraitNode) {
-    precondition(
+    _requireAPI(
       child !== self && (child._children.count == 0 || !_hasAncestor(child)),
       "Cannot add a node as a child of itself or of its own descendant: that would make a cycle"
     )

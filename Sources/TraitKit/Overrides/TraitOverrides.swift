@@ -65,7 +65,7 @@ public struct TraitOverrides: MutableTraits {
   public subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
     get {
       guard let value = value(for: T.self) else {
-        preconditionFailure("Can't return value for trait \(T.name) that has no override")
+        _apiMisuse("Can't return value for trait \(T.name) that has no override")
       }
       return value
     }

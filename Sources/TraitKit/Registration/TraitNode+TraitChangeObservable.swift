@@ -156,7 +156,7 @@ extension TraitNode: TraitChangeObservable {
     traits: _TraitIndexSet,
     observesAllTraits: Bool = false
   ) -> TraitChangeRegistration {
-    precondition(
+    _requireAPI(
       !traits.isEmpty || observesAllTraits,
       "Must pass one or more traits to register for"
     )
@@ -198,7 +198,7 @@ extension TraitNode: TraitChangeObservable {
 
   @inlinable
   final func _requireObservable<Observed>(as _: Observed.Type) {
-    precondition(
+    _requireAPI(
       self is Observed,
       "A trait change handler for \(Observed.self) was registered on a \(type(of: self)); "
         + "its first parameter must accept the observed object"
