@@ -9,9 +9,7 @@ import Synchronization
 enum _WalkStep {
   /// Every child was considered: pop the frame, adding its subtree's summary to its parent's.
   case pop(_TraitFilter)
-  /// The next child needs no visit: add its summary.
-  case skip(_TraitFilter)
-  /// Visit the next child with these pending traits.
+  /// Visit the last child considered with these pending traits.
   case visit(_TraitFilter)
 }
 
@@ -200,35 +198,48 @@ extension TraitGraph {
           _walkStack[top].restarted = true
           _walkStack[top].observed = node._observedHere
         }
-        let next = _walkStack[top].next
-        guard next < node._children.count else {
-          node._subtreeObserved = _walkStack[top].observed
-          return .pop(node._subtreeObserved)
+        // NB: the children this node skips are considered in this inner loop, with the frame's
+        // state in locals, written back once (traitkit-bench S2: most children are skipped).
+        let pending = _walkStack[top].pending
+        let restarted = _walkStack[top].restarted
+        let count = node._children.count
+        var next = _walkStack[top].next
+        var observed = _walkStack[top].observed
+        defer {
+          _walkStack[top].next = next
+          _walkStack[top].observed = observed
         }
-        _walkStack[top].next = next + 1
-        let child = node._children[next]
-        return child._withUnsafeGuaranteedRef { child in
-          if _walkStack[top].restarted && child._visitedRound == round {
-            return .skip(child._subtreeObserved)
+        while next < count {
+          let child = node._children[next]
+          next += 1
+          let visitPending: _TraitFilter? = child._withUnsafeGuaranteedRef { child in
+            if restarted && child._visitedRound == round {
+              observed |= child._subtreeObserved
+              return nil
+            }
+            let reaching = pending & ~child._shield
+            guard
+              reaching.intersects(child._subtreeObserved) || !child._pending.isEmpty
+                || child._hasPendingBelow
+            else {
+              observed |= child._subtreeObserved
+              return nil
+            }
+            let visitPending = reaching | child._pending
+            child._pending = .none
+            child._hasPendingBelow = false
+            child._visitedRound = round
+            return visitPending
           }
-          let reaching = _walkStack[top].pending & ~child._shield
-          guard
-            reaching.intersects(child._subtreeObserved) || !child._pending.isEmpty
-              || child._hasPendingBelow
-          else { return .skip(child._subtreeObserved) }
-          let pending = reaching | child._pending
-          child._pending = .none
-          child._hasPendingBelow = false
-          child._visitedRound = round
-          return .visit(pending)
+          if let visitPending { return .visit(visitPending) }
         }
+        node._subtreeObserved = observed
+        return .pop(observed)
       }
       switch step {
       case .pop(let observed):
         _walkStack.pop()
         if let parent = _walkStack.topIndex { _walkStack[parent].observed |= observed }
-      case .skip(let observed):
-        _walkStack[top].observed |= observed
       case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
