@@ -181,7 +181,9 @@ final class RMEngineDriver {
     case .action0(let reference), .action1(let reference), .action2(let reference):
       switch reference {
       case .object(let id):
-        guard let target = targets[id] else { return }
+        // A dropped target that a running call still holds is alive, and the model lets a
+        // handler register with it; so does the engine (the driver no longer has it by number).
+        guard let target = targets[id] ?? weakTargets[id]?.object else { return }
         token = register(spec, definitions, on: observed, target: target)
       case .node(let id):
         guard let target = node(id) else { return }
@@ -799,6 +801,49 @@ struct ReferenceModelTests {
         RMCallback(node: 2, registration: 0, target: nil, previous: [0], current: [1])
       ]
     )
+  }
+
+  @Test("a handler may register with a target that was dropped while a running call holds it")
+  func registeringWithAHeldDroppedTarget() {
+    // Found by the soak (seed 0xe85506704ab55a8b, sequence 27154), shrunk: r4's call on target1
+    // runs g1's pass, where r7 drops target1 — still alive, held by r4's call — and r9 registers
+    // r10 with it. The model did; the engine driver, which looked targets up by number only,
+    // did not, so g1 counted 2 registrations instead of 3.
+    func spec(
+      _ id: Int,
+      on node: Int,
+      _ traits: [RMTraitID],
+      sets: [RMSemanticSet] = [],
+      _ form: RMForm,
+      then effect: RMEffect? = nil
+    ) -> RMRegistrationSpec {
+      RMRegistrationSpec(
+        id: id,
+        node: node,
+        traits: traits,
+        sets: sets,
+        form: form,
+        reaction: effect.map { RMReaction(effect: $0, uses: 1) }
+      )
+    }
+    let r10 = spec(10, on: 5, [.style, .gamma, .style], .action2(.object(1)))
+    let operations: [RMOperation] = [
+      .addTarget(1),
+      .register(
+        spec(4, on: 0, [.style], sets: [.imageLookup], .action0(.object(1)), then: .updateGraph(1))
+      ),
+      .addNode(5, parent: 2),
+      .register(spec(7, on: 1, [.alpha, .delta], .selfAction, then: .dropTarget(1))),
+      .register(
+        spec(9, on: 5, [.gamma, .alpha, .delta], .action0(.object(1)), then: .register(r10))
+      ),
+      .setOverride(1, .delta, 1),
+      .move(5, to: 1),
+      .setOverride(0, .sizeClass, 2),
+      .updateGraph(0),
+    ]
+    let divergence = RMDifferential.run(operations, avoiding: [])
+    #expect(divergence == nil, "\(divergence.map(String.init(describing:)) ?? "")")
   }
 
   @Test("in the model, a dead target's registration is purged without a call")
