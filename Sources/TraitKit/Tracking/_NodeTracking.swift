@@ -141,40 +141,40 @@ final class _TrackingRecord {
 
   /// The recorder for reads of `node`'s traits in the current run, whose collection is
   /// `storage`.
-  // NB: `storage` unretained, and the recent dependency of this run tried inline: nearly every
-  // tracked read takes that path (traitkit-bench S7).
+  // NB: `storage` unretained, and the recent dependency tried inline: nearly every tracked read
+  // takes that path, and a run that reads the same node as the last one starts over with it
+  // (traitkit-bench S7).
   @inline(__always)
   func dependency(
     on node: TraitNode,
     storage: Unmanaged<_Storage>
   ) -> Unmanaged<_TraitReadRecorder> {
+    // NB: compare identities only: a dependency's node may be gone (then it is not live).
     if let recent = recentDependency,
-      recent._withUnsafeGuaranteedRef({
-        $0.run == run && $0.isLive && $0.nodeID == ObjectIdentifier(node)
-      })
+      recent._withUnsafeGuaranteedRef({ $0.isLive && $0.nodeID == ObjectIdentifier(node) })
     {
+      if recent._withUnsafeGuaranteedRef({ $0.run != run }) { restart(recent, storage: storage) }
       return recent
     }
-    return dependencyOutsideThisRun(on: node, storage: storage)
+    return dependencyAmongOthers(on: node, storage: storage)
   }
 
-  /// `dependency(on:storage:)` when the recent dependency is not one of this run's reads of
-  /// `node`.
+  /// Starts this run's record of the recent dependency.
   @inline(never)
-  private func dependencyOutsideThisRun(
+  private func restart(_ dependency: Unmanaged<_TraitReadRecorder>, storage: Unmanaged<_Storage>) {
+    dependency._withUnsafeGuaranteedRef {
+      $0.reset(run: run, baseline: storage.takeUnretainedValue())
+    }
+  }
+
+  /// `dependency(on:storage:)` when the recent dependency is not `node`'s: another one, or a new
+  /// one.
+  @inline(never)
+  private func dependencyAmongOthers(
     on node: TraitNode,
     storage: Unmanaged<_Storage>
   ) -> Unmanaged<_TraitReadRecorder> {
     let id = ObjectIdentifier(node)
-    // NB: compare identities only: a dependency's node may be gone (then it is not live).
-    if let recent = recentDependency,
-      recent._withUnsafeGuaranteedRef({ $0.isLive && $0.nodeID == id })
-    {
-      recent._withUnsafeGuaranteedRef { recent in
-        if recent.run != run { recent.reset(run: run, baseline: storage.takeUnretainedValue()) }
-      }
-      return recent
-    }
     let baseline = storage.takeUnretainedValue()
     for position in dependencies.indices
     where dependencies[position].isLive && dependencies[position].nodeID == id {
@@ -208,12 +208,12 @@ final class _TrackingRecord {
   static func recordRead(_ index: Int, through recorder: Unmanaged<_TraitReadRecorder>) {
     var record = active
     while let current = record {
-      let found = current._withUnsafeGuaranteedRef { current -> Bool? in
-        guard current.isRecording && current.holds(recorder) else { return nil }
+      let recorded = current._withUnsafeGuaranteedRef { current in
+        guard current.isRecording && current.holds(recorder) else { return false }
         recorder._withUnsafeGuaranteedRef { $0.record(index, run: current.run) }
         return true
       }
-      if found != nil { return }
+      if recorded { return }
       record = current._withUnsafeGuaranteedRef { $0.enclosing.map { Unmanaged.fromOpaque($0) } }
     }
   }
