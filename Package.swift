@@ -46,6 +46,12 @@ let package = Package(
       dependencies: ["TraitKit"],
       swiftSettings: strictSettings
     ),
+    // The benchmark's harness: options, output files, the callback-count check, the reports.
+    .testTarget(
+      name: "TraitKitBenchmarksTests",
+      dependencies: ["TraitKitBenchmarks"],
+      swiftSettings: strictSettings
+    ),
     .testTarget(
       name: "TraitKitLegacyTests",
       dependencies: ["TraitKit", "TraitKitLegacy"],

@@ -1,0 +1,173 @@
+import Foundation
+import FoundationXML
+import Testing
+
+@testable import TraitKitBenchmarks
+
+/// Two scenarios' results: S1 with three contenders at one point, S6 with two at another.
+private func sampleReport() -> Report {
+  func result(
+    _ scenario: String,
+    _ contender: Contender,
+    _ params: [(String, Int)],
+    _ nanoseconds: [Double],
+    ratio: Double?,
+    allocations: Double? = nil,
+    bytes: Int? = nil
+  ) -> PointResult {
+    PointResult(
+      scenarioID: scenario,
+      scenarioName: scenario == "S1" ? "Registration.fanOut" : "Registration.churn",
+      params: params,
+      contender: contender,
+      unit: scenario == "S1" ? "callback" : "register+cancel",
+      nanoseconds: nanoseconds,
+      callbacksPerOperation: scenario == "S1" ? 16 : 0,
+      allocationsPerOperation: allocations,
+      bytes: bytes,
+      nodesVisitedPerOperation: nil,
+      ratioToFloor: ratio
+    )
+  }
+  let fanOut = [("K", 16)]
+  let churn = [("R", 50_000), ("nodes", 11_111)]
+  return Report(
+    host: Host(
+      hostname: "ci",
+      cpu: "Test CPU",
+      cores: 2,
+      memoryGiB: 24,
+      swiftVersion: "6.3",
+      configuration: "release",
+      date: "2026-11-30T10:00:00Z",
+      preset: "full",
+      samples: 3,
+      allocationCounting: true
+    ),
+    results: [
+      result("S1", .floor, fanOut, [2, 3, 4], ratio: 1, allocations: 0),
+      result("S1", .traitkit, fanOut, [3, 4, 6], ratio: 4.0 / 3, allocations: 0),
+      result("S1", .observation, fanOut, [300, 310, 320], ratio: 310.0 / 3),
+      result("S6", .floor, churn, [100, 150, 200], ratio: 1, bytes: 86),
+      result("S6", .traitkit, churn, [300, 400, 500], ratio: 400.0 / 150, bytes: 126),
+    ],
+    summaries: ["S1": "fan-out at one node", "S6": "registration churn"],
+    notes: ["a note"]
+  )
+}
+
+@Suite("traitkit-bench reports")
+struct ReportTests {
+  @Test("JSON has the host and one object per scenario, contender and point, with the issue's keys")
+  func json() throws {
+    let text = sampleReport().render(.json)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    )
+    let host = try #require(object["host"] as? [String: Any])
+    #expect(host["cpu"] as? String == "Test CPU")
+    #expect(host["notes"] as? [String] == ["a note"])
+    let results = try #require(object["results"] as? [[String: Any]])
+    #expect(results.count == 5)
+    let keys: Set = [
+      "scenario", "contender", "params", "unit", "median_ns", "p0_ns", "p100_ns", "callbacks",
+      "allocs_per_op", "bytes", "ratio_to_floor",
+    ]
+    for entry in results { #expect(keys.isSubset(of: entry.keys)) }
+
+    let churn = try #require(
+      results.first {
+        $0["scenario"] as? String == "S6" && $0["contender"] as? String == "traitkit"
+      }
+    )
+    #expect(churn["params"] as? [String: Int] == ["R": 50_000, "nodes": 11_111])
+    #expect(churn["median_ns"] as? Double == 400)
+    #expect(churn["p0_ns"] as? Double == 300)
+    #expect(churn["p100_ns"] as? Double == 500)
+    #expect(churn["bytes"] as? Int == 126)
+    #expect(churn["allocs_per_op"] is NSNull)
+    #expect(abs((churn["ratio_to_floor"] as? Double ?? 0) - 400.0 / 150) < 1e-12)
+  }
+
+  @Test("CSV has a header and one row per result, each with the header's number of columns")
+  func csv() throws {
+    let lines = sampleReport().render(.csv).split(separator: "\n").map(String.init)
+    #expect(lines.count == 6)
+    let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
+    let median = try #require(header.firstIndex(of: "median_ns"))
+    for line in lines.dropFirst() {
+      #expect(line.split(separator: ",", omittingEmptySubsequences: false).count == header.count)
+    }
+    let row = lines[5].split(separator: ",", omittingEmptySubsequences: false)
+    #expect(row[0] == "S6")
+    #expect(row[2] == "traitkit")
+    #expect(row[3] == "\"R=50000 nodes=11111\"")
+    #expect(Double(row[median]) == 400)
+  }
+
+  @Test("the table and markdown have a section per scenario and a ratio summary of every contender")
+  func tables() {
+    for format in [OutputFormat.table, .markdown] {
+      let text = sampleReport().render(format)
+      #expect(text.contains("S1 Registration.fanOut — fan-out at one node"))
+      #expect(text.contains("S6 Registration.churn — registration churn"))
+      #expect(text.contains("Ratios to the floor"))
+      let summary = text.components(separatedBy: "Ratios to the floor").last ?? ""
+      let rows = summary.split(separator: "\n").filter { $0.contains("S6") }
+      #expect(rows.count == 1)
+      // S6 has no observation result: its cell is a dash, not a number.
+      #expect(rows.first?.contains("2.67") == true)
+      #expect(rows.first?.contains("–") == true)
+      #expect(summary.contains("observation"))
+    }
+  }
+}
+
+@Suite("traitkit-bench SVG chart")
+struct SVGChartTests {
+  /// The elements of `svg` by name, after checking that it parses as XML.
+  private func elements(of svg: String) throws -> [String: Int] {
+    final class Counter: NSObject, XMLParserDelegate {
+      var counts: [String: Int] = [:]
+      func parser(
+        _ parser: XMLParser,
+        didStartElement name: String,
+        namespaceURI: String?,
+        qualifiedName: String?,
+        attributes: [String: String] = [:]
+      ) {
+        counts[name, default: 0] += 1
+      }
+    }
+    let parser = XMLParser(data: Data(svg.utf8))
+    let counter = Counter()
+    parser.delegate = counter
+    try #require(parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))")
+    return counter.counts
+  }
+
+  @Test("one polyline and one legend entry per series; points off the log scale are dropped")
+  func series() throws {
+    let chart = SVGChart(
+      title: "ns per callback <fan-out> & more",
+      xLabel: "observers",
+      yLabel: "ns",
+      series: [
+        .init(name: "floor", points: [(1, 3), (16, 2), (256, 1.5), (0, 9)]),
+        .init(name: "traitkit", points: [(1, 30), (16, 4), (256, 1.2)]),
+      ]
+    )
+    let svg = chart.render()
+    let counts = try elements(of: svg)
+    #expect(counts["svg"] == 1)
+    #expect(counts["polyline"] == 2)
+    #expect(counts["circle"] == 6)
+    #expect(svg.contains("ns per callback &lt;fan-out&gt; &amp; more"))
+  }
+
+  @Test("a chart with nothing to draw is still a valid SVG document")
+  func empty() throws {
+    let svg = SVGChart(title: "t", xLabel: "x", yLabel: "y", series: []).render()
+    #expect(try elements(of: svg) == ["svg": 1])
+  }
+}
