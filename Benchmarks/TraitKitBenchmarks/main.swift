@@ -19,6 +19,15 @@ do {
   print(Options.usage)
   exit(0)
 }
+// Before measuring: a report that cannot be written should fail now, not after the run.
+for path in [options.output, options.svg].compactMap(\.self) {
+  do {
+    try OutputFile(path: path).checkWritable()
+  } catch {
+    printError("error: \(error.message ?? path)")
+    exit(2)
+  }
+}
 
 if isDebugBuild {
   printError(
@@ -82,10 +91,10 @@ let host = Host.current(preset: options.preset, samples: runner.samples)
 let report = Report(host: host, results: runner.results, summaries: summaries, notes: notes)
 let text = report.render(options.format)
 if let output = options.output {
-  do {
-    try text.write(toFile: output, atomically: true, encoding: .utf8)
-  } catch {
-    printError("error: cannot write \(output): \(error)")
+  if let failure = OutputFile(path: output).write(text) {
+    // The measurements are not lost: the report goes to standard output instead.
+    printError("error: \(failure); the report follows on standard output")
+    print(text, terminator: "")
     exit(1)
   }
 } else {
@@ -106,10 +115,8 @@ if let svgPath = options.svg {
     yLabel: "ns per callback (median)",
     series: series
   )
-  do {
-    try chart.render().write(toFile: svgPath, atomically: true, encoding: .utf8)
-  } catch {
-    printError("error: cannot write \(svgPath): \(error)")
+  if let failure = OutputFile(path: svgPath).write(chart.render()) {
+    printError("error: \(failure)")
     exit(1)
   }
 }
