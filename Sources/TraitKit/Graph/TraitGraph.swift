@@ -79,9 +79,29 @@ public final class TraitGraph {
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
   /// become spares.
   @exclusivity(unchecked) var _recycleCandidates: ContiguousArray<_Storage> = []
+  /// The address of the candidate added last, if any.
+  @exclusivity(unchecked) private var _lastRecycleCandidate: UnsafeMutableRawPointer?
+
+  /// Keeps `storage`, a baseline the running pass stopped using, alive until the pass ends;
+  /// takes over the caller's reference.
+  ///
+  /// A callback of this pass may still be handed the collection (see `_deliver`), so its last
+  /// reference must not go before the pass ends.
+  @inline(__always) func _recycleAfterPass(_ storage: Unmanaged<_Storage>) {
+    // NB: registrations called together release the same baseline one after another; a
+    // baseline already in the list stays alive until the pass ends, so this reference can go
+    // now, without growing the list (traitkit-bench S2).
+    if storage.toOpaque() == _lastRecycleCandidate {
+      storage.release()
+      return
+    }
+    _lastRecycleCandidate = storage.toOpaque()
+    _recycleCandidates.append(storage.takeRetainedValue())
+  }
 
   /// Keeps, as spares, the candidates that only the candidate list holds.
   func _recycleCandidatesAfterPass() {
+    _lastRecycleCandidate = nil
     guard !_recycleCandidates.isEmpty else { return }
     // NB: one uniqueness check of the list's buffer, not one per candidate (traitkit-bench S2).
     _recycleCandidates.withUnsafeMutableBufferPointer { candidates in

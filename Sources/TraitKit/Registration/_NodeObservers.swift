@@ -194,7 +194,7 @@ final class _NodeObservers {
     }
     snapshots[Int(slot)].storage = nil
     if let graph {
-      graph._recycleCandidates.append(reference.takeRetainedValue())
+      graph._recycleAfterPass(reference)
     } else {
       reference.release()
     }
