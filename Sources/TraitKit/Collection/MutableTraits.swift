@@ -36,14 +36,14 @@ struct _TraitMutations: MutableTraits {
     into storage: inout _Storage
   ) {
     let index = _TraitRegistry.index(of: T.self)
-    if storage.header.unknown != nil {
+    if storage.hasUnknown {
       // Any write under an identifier that decoding kept as unknown replaces the kept entry,
       // even a write of the value the collection already reads (the default).
       let identifier = _TraitRegistry.info(at: index).identifier
-      if storage.header.unknown?.entries[identifier] != nil {
+      if storage.unknown?.entries[identifier] != nil {
         _Storage.makeUnique(&storage, count: 0)
-        storage.header.unknown?.entries[identifier] = nil
-        if storage.header.unknown?.entries.isEmpty == true { storage.header.unknown = nil }
+        storage.unknown?.entries[identifier] = nil
+        if storage.unknown?.entries.isEmpty == true { storage.unknown = nil }
       }
     }
     if T.valuesEqual(storage.value(T.self, at: index), value) { return }

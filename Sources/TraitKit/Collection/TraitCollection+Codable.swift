@@ -22,7 +22,7 @@ extension TraitCollection: Codable {
       written.insert(info.identifier)
     }
     // An entry kept from decoding loses to a value set since under the same identifier.
-    for (identifier, value) in _storage.header.unknown?.entries ?? [:]
+    for (identifier, value) in _storage.unknown?.entries ?? [:]
     where !written.contains(identifier) {
       try container.encode(value, forKey: _TraitCodingKey(stringValue: identifier))
     }
@@ -66,7 +66,7 @@ extension TraitCollection: Codable {
     }
     if !unknown.isEmpty {
       _Storage.makeUnique(&storage, count: 0)
-      storage.header.unknown = _UnknownTraitEntries(entries: unknown)
+      storage.unknown = _UnknownTraitEntries(entries: unknown)
     }
     self.init(_storage: storage)
   }

@@ -22,9 +22,9 @@ extension TraitCollection {
         _Storage.makeUnique(&storage, count: index + 1)
         storage.store(source.slot(at: index), at: index)
       }
-      if let unknown = source.header.unknown {
+      if let unknown = source.unknown {
         _Storage.makeUnique(&storage, count: 0)
-        storage.header.unknown = storage.header.unknown?.merging(unknown) ?? unknown
+        storage.unknown = storage.unknown?.merging(unknown) ?? unknown
       }
     }
     self.init(_storage: storage)

@@ -7,7 +7,7 @@ extension TraitCollection: CustomStringConvertible {
       let info = _TraitRegistry.info(at: index)
       return "\(info.name) = \(info.describeSlot(_storage.slot(at: index)))"
     }
-    let unknown = _storage.header.unknown.map { ["\($0.entries.count) unknown encoded trait(s)"] }
+    let unknown = _storage.unknown.map { ["\($0.entries.count) unknown encoded trait(s)"] }
     return "TraitCollection(\((entries + (unknown ?? [])).joined(separator: "; ")))"
   }
 }

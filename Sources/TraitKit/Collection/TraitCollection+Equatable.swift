@@ -27,7 +27,7 @@ extension TraitCollection: Hashable {
       info.hashSlot?(_storage.slot(at: index), &hasher)
     }
     hasher.combine(present)
-    if let unknown = _storage.header.unknown { hasher.combine(unknown) }
+    if let unknown = _storage.unknown { hasher.combine(unknown) }
   }
 }
 
@@ -35,7 +35,7 @@ extension _Storage {
   /// Whether every trait holds equal values in `self` and `other`.
   func isEqual(to other: _Storage) -> Bool {
     if self === other { return true }
-    guard header.unknown == other.header.unknown else { return false }
+    guard !hasUnknown && !other.hasUnknown || unknown == other.unknown else { return false }
     for index in 0..<Swift.max(count, other.count) where !slotEqual(at: index, to: other) {
       return false
     }

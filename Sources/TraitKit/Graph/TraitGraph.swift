@@ -11,8 +11,10 @@ public final class TraitGraph {
   /// The root of the tree; it starts from ``baseTraits``.
   public let root: TraitNode
 
+  // NB: `@exclusivity(unchecked)`: every change that dirties a clean graph reads it, and the
+  // engine reads it only to call it, never across a call into user code (traitkit-bench S1).
   /// Called each time the graph goes from clean to dirty, so a host can schedule a pass.
-  public var onNeedsUpdate: (() -> Void)?
+  @exclusivity(unchecked) public var onNeedsUpdate: (() -> Void)?
 
   /// The traits the root inherits, as a screen or a host platform would provide them.
   public var baseTraits: TraitCollection {
