@@ -8,15 +8,18 @@
 /// node shielded from one trait of a batch is not called for it.
 final class AppFloor {
   private let children: [ContiguousArray<Int>]
-  private var values: [Int]
-  private var overridden: [UInt32]
+  @exclusivity(unchecked) private var values: [Int]
+  @exclusivity(unchecked) private var overridden: [UInt32]
   private let uses: [UInt32]
   private let subtreeUses: [UInt32]
-  private var callbacks: ContiguousArray<() -> Void>
-  private var stack: ContiguousArray<(node: Int, changed: UInt32)> = []
-  private var newValues = [Int](repeating: 0, count: AppTrait.allCases.count)
+  @exclusivity(unchecked) private var callbacks: ContiguousArray<() -> Void>
+  @exclusivity(unchecked) private var stack: ContiguousArray<(node: Int, changed: UInt32)> = []
+  @exclusivity(unchecked) private var newValues = [Int](
+    repeating: 0,
+    count: AppTrait.allCases.count
+  )
   /// Nodes visited since the last reset.
-  var nodesVisited = 0
+  @exclusivity(unchecked) var nodesVisited = 0
 
   /// Builds the floor for `app`, calling `callback` for each node that uses a changed trait.
   init(_ app: AppShape, callback: @escaping () -> Void) {

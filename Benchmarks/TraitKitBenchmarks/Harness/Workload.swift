@@ -61,7 +61,7 @@ struct Workload {
 
 /// Counts callbacks; every contender's observers increment one.
 final class CallbackCounter {
-  var count = 0
+  @exclusivity(unchecked) var count = 0
 
   /// Returns the count and resets it.
   func take() -> Int {

@@ -38,8 +38,8 @@ struct S1FanOut: Scenario {
   private func floorRun(_ observerCount: Int, _ writes: Int) -> () -> Int {
     let counter = CallbackCounter()
     final class Floor {
-      var value = 0
-      var observers: ContiguousArray<() -> Void> = []
+      @exclusivity(unchecked) var value = 0
+      @exclusivity(unchecked) var observers: ContiguousArray<() -> Void> = []
     }
     let floor = Floor()
     for _ in 0..<observerCount { floor.observers.append { counter.count += 1 } }

@@ -153,11 +153,12 @@ struct S6RegistrationChurn: Scenario {
     let counter = CallbackCounter()
     final class Subtrees {
       /// The subtrees attached under the root (the tree's own ten are elided).
-      var rootChildren: ContiguousArray<Int32> = []
-      var parent: ContiguousArray<Int32> = []
-      var children: [ContiguousArray<Int32>] = []
-      var observers: [ContiguousArray<(mask: UInt32, callback: () -> Void)>] = []
-      var subtreeObserved: ContiguousArray<UInt32> = []
+      @exclusivity(unchecked) var rootChildren: ContiguousArray<Int32> = []
+      @exclusivity(unchecked) var parent: ContiguousArray<Int32> = []
+      @exclusivity(unchecked) var children: [ContiguousArray<Int32>] = []
+      @exclusivity(unchecked) var observers:
+        [ContiguousArray<(mask: UInt32, callback: () -> Void)>] = []
+      @exclusivity(unchecked) var subtreeObserved: ContiguousArray<UInt32> = []
     }
     let floor = Subtrees()
     let perOwner = Self.registrationsPerOwner

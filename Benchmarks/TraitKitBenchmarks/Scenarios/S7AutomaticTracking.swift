@@ -131,9 +131,9 @@ struct S7AutomaticTracking: Scenario {
   /// recomputed read mask (re-tracking).
   private func floorRelayoutRun(_ setup: Setup, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
     final class FloorLayout {
-      var count = 0
-      var dirty: ContiguousArray<Int> = []
-      var frames: [Int]
+      @exclusivity(unchecked) var count = 0
+      @exclusivity(unchecked) var dirty: ContiguousArray<Int> = []
+      @exclusivity(unchecked) var frames: [Int]
       init(_ count: Int) {
         frames = [Int](repeating: 0, count: count)
         dirty.reserveCapacity(count)
@@ -225,7 +225,7 @@ struct S7AutomaticTracking: Scenario {
 
 /// The invalidations S7's layout nodes saw, and the nodes waiting for re-layout.
 final class LayoutLog {
-  var invalidations = 0
+  @exclusivity(unchecked) var invalidations = 0
   let dirty: ReusedBuffer<LayoutNode>
 
   init(capacity: Int) {
@@ -243,8 +243,8 @@ final class LayoutLog {
 final class LayoutNode: TraitNode {
   let reads: (Int, Int, Int)
   let log: LayoutLog
-  var needsLayout = true
-  var frame = 0
+  @exclusivity(unchecked) var needsLayout = true
+  @exclusivity(unchecked) var frame = 0
 
   init(reads: (Int, Int, Int), log: LayoutLog) {
     self.reads = reads

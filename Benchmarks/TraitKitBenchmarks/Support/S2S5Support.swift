@@ -75,8 +75,8 @@ final class LegacyTraitKitTree {
 /// Sums TraitKit's per-pass `nodesVisited` only while switched on, so that timed samples do not
 /// pay for reading the statistics.
 final class VisitProbe {
-  var isOn = false
-  var total = 0
+  @exclusivity(unchecked) var isOn = false
+  @exclusivity(unchecked) var total = 0
 
   /// Adds the last pass's visits of `graph` when on.
   @inline(__always)
@@ -107,7 +107,7 @@ func floorVisits(_ floor: FloorTree, of sample: () -> Int) -> Int {
 /// updates, calling `visit` at each node it reaches instead of the floor's observers.
 final class FloorBatchWalker {
   let tree: FloorTree
-  private var stack: [Int] = []
+  @exclusivity(unchecked) private var stack: [Int] = []
 
   init(_ tree: FloorTree) {
     self.tree = tree
@@ -140,9 +140,9 @@ final class FloorBatchWalker {
 /// The write a peer's `FloorTree.write(visit:)` callback is handling; one instance and one
 /// closure per workload, so that the adapter allocates nothing per write.
 final class CurrentWrite {
-  var trait = 0
-  var value = 0
-  var bit: UInt32 = 0
+  @exclusivity(unchecked) var trait = 0
+  @exclusivity(unchecked) var value = 0
+  @exclusivity(unchecked) var bit: UInt32 = 0
 
   func set(_ trait: Int, _ value: Int) {
     self.trait = trait

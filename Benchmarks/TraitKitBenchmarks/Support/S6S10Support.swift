@@ -30,7 +30,7 @@ final class SubclassTraitKitTree<Node: TraitNode> {
 /// A growable buffer a run closure reuses from sample to sample, so that samples allocate only
 /// what the measured system allocates.
 final class ReusedBuffer<Element> {
-  var items: ContiguousArray<Element> = []
+  @exclusivity(unchecked) var items: ContiguousArray<Element> = []
 
   init(capacity: Int) {
     items.reserveCapacity(capacity)
@@ -83,11 +83,11 @@ final class FloorRegistrationTable {
   }
 
   let parent: [Int]
-  var observers: [ContiguousArray<Entry>]
-  var subtreeObserved: [UInt32]
+  @exclusivity(unchecked) var observers: [ContiguousArray<Entry>]
+  @exclusivity(unchecked) var subtreeObserved: [UInt32]
   /// Each registration's index in its node's array, by id.
-  var position: ContiguousArray<Int32>
-  var liveCount = 0
+  @exclusivity(unchecked) var position: ContiguousArray<Int32>
+  @exclusivity(unchecked) var liveCount = 0
 
   init(_ shape: TreeShape, maxRegistrations: Int) {
     parent = shape.parent
@@ -132,12 +132,12 @@ final class FloorRegistrationTable {
 /// observers (empty until the first: no storage) and a 32-bit summary of the traits observed in
 /// its subtree.
 final class FloorMemoryNode {
-  unowned(unsafe) var parent: FloorMemoryNode?
-  var children: ContiguousArray<FloorMemoryNode> = []
-  var resolved: ContiguousArray<Int>
-  var overrides: ContiguousArray<(trait: Int32, value: Int)> = []
-  var observers: ContiguousArray<(mask: UInt32, callback: () -> Void)> = []
-  var subtreeObserved: UInt32 = 0
+  @exclusivity(unchecked) unowned(unsafe) var parent: FloorMemoryNode?
+  @exclusivity(unchecked) var children: ContiguousArray<FloorMemoryNode> = []
+  @exclusivity(unchecked) var resolved: ContiguousArray<Int>
+  @exclusivity(unchecked) var overrides: ContiguousArray<(trait: Int32, value: Int)> = []
+  @exclusivity(unchecked) var observers: ContiguousArray<(mask: UInt32, callback: () -> Void)> = []
+  @exclusivity(unchecked) var subtreeObserved: UInt32 = 0
 
   init(resolved: ContiguousArray<Int>) {
     self.resolved = resolved
