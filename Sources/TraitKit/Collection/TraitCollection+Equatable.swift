@@ -35,7 +35,7 @@ extension _Storage {
   /// Whether every trait holds equal values in `self` and `other`.
   func isEqual(to other: _Storage) -> Bool {
     if self === other { return true }
-    guard !hasUnknown && !other.hasUnknown || unknown == other.unknown else { return false }
+    guard (!hasUnknown && !other.hasUnknown) || unknown == other.unknown else { return false }
     for index in 0..<Swift.max(count, other.count) where !slotEqual(at: index, to: other) {
       return false
     }

@@ -12,7 +12,7 @@ public final class TraitGraph {
   public let root: TraitNode
 
   // NB: `@exclusivity(unchecked)`: every change that dirties a clean graph reads it, and the
-  // engine reads it only to call it, never across a call into user code (traitkit-bench S1).
+  // engine's read ends before the call, so no access can overlap it (traitkit-bench S1).
   /// Called each time the graph goes from clean to dirty, so a host can schedule a pass.
   @exclusivity(unchecked) public var onNeedsUpdate: (() -> Void)?
 

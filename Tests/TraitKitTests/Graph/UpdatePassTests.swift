@@ -437,6 +437,34 @@ struct UpdatePassTests {
     #expect(graph.statistics.liveRegistrations == 1)
   }
 
+  @Test("siblings sharing a baseline each read it as previous, pass after pass, as it is recycled")
+  func sharedBaselineAcrossPasses() {
+    // The siblings inherit the root's collection, so all four registrations release the same
+    // baseline in each pass: the pass keeps it once, lets the other references go at once, and
+    // recycles it for the root's next collection. Every handler must still read it.
+    let graph = TraitGraph()
+    let nodes = (0..<4).map { GTNode("sibling \($0)") }
+    for node in nodes { graph.root.addTraitChild(node) }
+    graph.updateTraitsIfNeeded()
+    var seen: [Int] = []
+    for node in nodes {
+      node.registerForTraitChanges([GTThemeTrait.self]) {
+        (node: GTNode, previous: TraitCollection) in
+        seen.append(previous[GTThemeTrait.self] * 10 + node.traitCollection[GTThemeTrait.self])
+      }
+    }
+
+    var passes: [[Int]] = []
+    for value in 1...5 {
+      graph.root.traitOverrides[GTThemeTrait.self] = value
+      graph.updateTraitsIfNeeded()
+      passes.append(seen)
+      seen = []
+    }
+
+    #expect(passes == (1...5).map { Array(repeating: ($0 - 1) * 10 + $0, count: 4) })
+  }
+
   @Test("a change check remembered in a pass is not reused at a freed collection's address")
   func changeCheckNotReusedAfterReallocation() {
     // The pass remembers "theme did not change between baseline B and collection C" without
