@@ -43,9 +43,12 @@ for sanitizer in "${sanitizers[@]}"; do
   start=$SECONDS
   echo "sanitize.sh: building with --sanitize=$sanitizer in $scratch"
   configuration=debug
-  case "$sanitizer" in *-release) configuration=release ;; esac
+  testable=()
+  # A release build is not testable unless asked, and the harness tests import the benchmark
+  # module `@testable` (`swift test -c release` asks for it too).
+  case "$sanitizer" in *-release) configuration=release testable=(-Xswiftc -enable-testing) ;; esac
   swift build --build-tests -c "$configuration" --sanitize="${sanitizer%-release}" \
-    --scratch-path "$scratch"
+    --scratch-path "$scratch" ${testable[@]+"${testable[@]}"}
   log="$scratch/test.log"
   status=0
   swift test --skip-build -c "$configuration" --sanitize="${sanitizer%-release}" \

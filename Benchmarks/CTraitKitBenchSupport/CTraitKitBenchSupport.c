@@ -5,7 +5,17 @@
 // process (the Swift runtime included) to these definitions, so each heap allocation is counted.
 #include "CTraitKitBenchSupport.h"
 
-#if defined(__GLIBC__)
+// A sanitizer's runtime owns the allocator: defining malloc here would hand it memory it did not
+// allocate (the test bundle links this target when it tests the benchmark's harness, and
+// `Scripts/sanitize.sh` runs that bundle under ThreadSanitizer and AddressSanitizer).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define TKB_SANITIZED 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && !defined(TKB_SANITIZED)
 #include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>

@@ -6,7 +6,8 @@
 
 /// The number of heap allocations (malloc, calloc, realloc of a new block, aligned allocations)
 /// made by this process so far, counted exactly by interposing the allocator in the benchmark
-/// executable. Returns 0 forever where interposition is unavailable (non-glibc platforms).
+/// executable. Returns 0 forever where interposition is unavailable (non-glibc platforms, and
+/// builds with a sanitizer, whose runtime owns the allocator).
 uint64_t tkb_allocation_count(void);
 
 /// Whether allocations are being counted on this platform.
