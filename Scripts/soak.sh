@@ -24,7 +24,9 @@ echo "soak.sh: TRAITKIT_SEED=$TRAITKIT_SEED, $TRAITKIT_SOAK_SEQUENCES sequences 
   "$TRAITKIT_SOAK_OPERATIONS operations, $TRAITKIT_FUZZ_DOCUMENTS documents"
 
 scratch=.build/soak
-swift build -c release --build-tests --scratch-path "$scratch"
+# Testing enabled, as `swift test -c release` builds: the harness tests import the benchmark
+# module `@testable`.
+swift build -c release --build-tests --scratch-path "$scratch" -Xswiftc -enable-testing
 start=$SECONDS
 swift test -c release --skip-build --scratch-path "$scratch" \
   --filter 'DifferentialTests/randomSequences|DecodingFuzzTests/'
