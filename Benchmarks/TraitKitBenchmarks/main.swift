@@ -90,12 +90,14 @@ for scenario in scenarios { runner.run(scenario) }
 let host = Host.current(preset: options.preset, samples: runner.samples)
 let report = Report(host: host, results: runner.results, summaries: summaries, notes: notes)
 let text = report.render(options.format)
+/// Failures to write what the options asked for; the run still writes the rest and checks counts.
+var writeFailures = 0
 if let output = options.output {
   if let failure = OutputFile(path: output).write(text) {
     // The measurements are not lost: the report goes to standard output instead.
     printError("error: \(failure); the report follows on standard output")
     print(text, terminator: "")
-    exit(1)
+    writeFailures += 1
   }
 } else {
   print(text, terminator: "")
@@ -117,7 +119,7 @@ if let svgPath = options.svg {
   )
   if let failure = OutputFile(path: svgPath).write(chart.render()) {
     printError("error: \(failure)")
-    exit(1)
+    writeFailures += 1
   }
 }
 
@@ -129,3 +131,4 @@ if runner.failures.isEmpty {
   for failure in runner.failures { printError("  " + failure) }
   exit(1)
 }
+if writeFailures > 0 { exit(1) }
