@@ -24,6 +24,7 @@ private struct CountingScenario: Scenario {
         operations: 2,
         expectedCallbacks: Self.expected
       ) {
+        // Some work, so that no median is zero and every ratio to the floor is finite.
         var sum = 0
         for value in 0..<1_000 { sum &+= value }
         blackHole(sum)
