@@ -81,7 +81,14 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
 
   /// The summary of this set.
   var filter: _TraitFilter {
-    reduce(into: .none) { $0 |= _TraitFilter(index: $1) }
+    if rest.isEmpty { return _TraitFilter(low: first, high: 0) }
+    return reduce(into: .none) { $0 |= _TraitFilter(index: $1) }
+  }
+
+  /// Whether ``filter`` stands for this set exactly: no index is beyond
+  /// `_TraitFilter.lastExactIndex`.
+  var isSummarizedExactly: Bool {
+    rest.isEmpty || allSatisfy { $0 <= _TraitFilter.lastExactIndex }
   }
 
   @inlinable @inline(__always)

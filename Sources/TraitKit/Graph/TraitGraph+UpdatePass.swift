@@ -385,9 +385,9 @@ extension TraitGraph {
       observers.use(current)
       observers.release(entry.snapshot, recyclingInto: self)
       observers.move(position, to: current)
-      // NB: the box stays alive until compaction, which waits for this delivery to end.
+      // NB: the callee stays alive until compaction, which waits for this delivery to end.
       let alive = previous._withUnsafeGuaranteedRef { previous in
-        entry.box._withUnsafeGuaranteedRef { $0.call(node, TraitCollection(_storage: previous)) }
+        entry.call(node, TraitCollection(_storage: previous))
       }
       guard alive else {
         if let position = observers.position(of: entry.id) {
@@ -397,7 +397,7 @@ extension TraitGraph {
       }
       if allTraits {
         legacyCallbacks += 1
-        if entry.box._withUnsafeGuaranteedRef({ box in
+        if entry.box.unsafelyUnwrapped._withUnsafeGuaranteedRef({ box in
           guard let interesting = box.traitList?.set, !interesting.isEmpty else { return false }
           return previous._withUnsafeGuaranteedRef { previous in
             !interesting.contains { !storage.slotEqual(at: $0, to: previous) }

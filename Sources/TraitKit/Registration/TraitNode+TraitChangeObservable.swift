@@ -1,7 +1,6 @@
 extension TraitNode: TraitChangeObservable {
-  // NB: inlinable so that the client specializes it: the box's generic metadata and the
-  // `self is Observed` check then resolve at compile time instead of costing a run-time lookup
-  // per registration (traitkit-bench S6).
+  // NB: inlinable so that the client specializes it: the `self is Observed` check then resolves
+  // at compile time instead of costing a run-time lookup per registration (traitkit-bench S6).
   /// Calls `handler` with this node and its previous collection whenever one of `traits`
   /// changes.
   ///
@@ -16,8 +15,10 @@ extension TraitNode: TraitChangeObservable {
     handler: @escaping (Observed, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
-    let indices = _indices(of: traits)
-    return _register(_HandlerBox(traits: indices, handler: handler), traits: indices)
+    return _register(
+      _InlineHandler(retaining: _ObservedHandler(handler)),
+      traits: _indices(of: traits)
+    )
   }
 
   /// Calls `action` on `target` whenever one of `traits` changes.
@@ -150,11 +151,43 @@ extension TraitNode: TraitChangeObservable {
     return indices
   }
 
+  /// Registers a handler closure, taking over `handler`'s reference: the closure is kept in the
+  /// entry itself when the filter summarizes `traits` exactly, in a box with its trait list
+  /// otherwise.
   @usableFromInline
+  final func _register(
+    _ handler: _InlineHandler,
+    traits: _TraitIndexSet
+  ) -> TraitChangeRegistration {
+    guard traits.isSummarizedExactly else {
+      defer { handler.release() }
+      return _register(_ClosureBox(traits: traits, closure: handler.function), traits: traits)
+    }
+    return _insert(traits: traits) { _Registration(handler: handler, traits: traits, snapshot: $0) }
+  }
+
   final func _register(
     _ box: _RegistrationBox,
     traits: _TraitIndexSet,
     observesAllTraits: Bool = false
+  ) -> TraitChangeRegistration {
+    _insert(traits: traits, observesAllTraits: observesAllTraits) {
+      _Registration(
+        box: box,
+        traits: traits,
+        snapshot: $0,
+        observesAllTraits: observesAllTraits
+      )
+    }
+  }
+
+  /// Appends the registration `make` returns for the snapshot slot of this node's collection,
+  /// and widens the summaries of observed traits.
+  @inline(__always)
+  private final func _insert(
+    traits: _TraitIndexSet,
+    observesAllTraits: Bool = false,
+    _ make: (_ snapshot: Int32) -> _Registration
   ) -> TraitChangeRegistration {
     _requireAPI(
       !traits.isEmpty || observesAllTraits,
@@ -167,12 +200,7 @@ extension TraitNode: TraitChangeObservable {
     _ = _resolvedStorage()
     let storage = _resolvedRef
     let registration = observers._withUnsafeGuaranteedRef { observers in
-      let registration = _Registration(
-        box: box,
-        traits: traits,
-        snapshot: storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) },
-        observesAllTraits: observesAllTraits
-      )
+      let registration = make(storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
       observers.append(registration)
       return registration
     }

@@ -8,17 +8,17 @@
 /// observers of the changed traits and the nodes on the paths to them.
 ///
 /// The table is plain data on the delivery path. Entries are POD structs in a buffer this
-/// object manages; each holds an unmanaged (+1) reference to a box with its closure and exact
-/// traits, and a delivery calls the closure through a guaranteed reference, without retaining
-/// anything. Baselines are shared: registrations that were made or called at the same
+/// object manages; each owns (+1) its callee: a handler closure, kept in the entry itself, or a
+/// box for the other forms (``_RegistrationBox``), which a delivery calls through a guaranteed
+/// reference. Baselines are shared: registrations that were made or called at the same
 /// collection point at one *snapshot*, a slot with a plain use count, so moving a registration to
 /// a new baseline is two integer updates, and the change check runs once per snapshot and
 /// traits rather than once per registration.
 ///
 /// Removal leaves a tombstone, so that a delivery walking the entries never sees them shift, and
 /// entries stay sorted by id for the binary search that finds a token. Outside a delivery the
-/// tombstone's box is released at once (so the closure and what it captures go with it); inside
-/// one, the release waits until the delivery ends. Tombstones are compacted away once they are
+/// tombstone's callee is released at once (so the closure and what it captures go with it);
+/// inside one, the release waits until the delivery ends. Tombstones are compacted away once they are
 /// half the table, so removal costs O(log n) amortized.
 final class _NodeObservers {
   // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
@@ -32,7 +32,7 @@ final class _NodeObservers {
   /// How many deliveries are walking `entries`; compaction waits until none is.
   @exclusivity(unchecked) var deliveryDepth = 0
   @exclusivity(unchecked) private var tombstones = 0
-  /// Tombstones whose box release waits for the delivery that was running when they died.
+  /// Tombstones whose callee's release waits for the delivery that was running when they died.
   @exclusivity(unchecked) private var deferredReleases = 0
   /// The snapshot slot found or made last: registrations made together look it up first.
   @exclusivity(unchecked) private var recentSnapshot = -1
@@ -50,8 +50,8 @@ final class _NodeObservers {
   }
 
   deinit {
-    for position in 0..<count where !entries[position].boxReleased {
-      entries[position].box.release()
+    for position in 0..<count where !entries[position].calleeReleased {
+      entries[position].releaseCallee()
     }
     for slot in 0..<snapshotCount { snapshots[slot].storage?.release() }
     if capacity > 0 { entries.deallocate() }
@@ -89,7 +89,7 @@ final class _NodeObservers {
     return low
   }
 
-  /// Makes the entry at `position` a tombstone, releasing its box now unless a delivery is
+  /// Makes the entry at `position` a tombstone, releasing its callee now unless a delivery is
   /// walking the entries.
   ///
   /// During a pass, pass the graph: a baseline freed now could be one that the pass is handing
@@ -101,15 +101,15 @@ final class _NodeObservers {
     liveCount -= 1
     tombstones += 1
     if deliveryDepth == 0 {
-      entries[position].box.release()
-      entries[position].boxReleased = true
+      entries[position].releaseCallee()
+      entries[position].calleeReleased = true
     } else {
       deferredReleases += 1
     }
     compactIfIdle()
   }
 
-  /// When no delivery is walking the entries: releases deferred boxes, and removes tombstones once
+  /// When no delivery is walking the entries: releases deferred callees, and removes tombstones once
   /// they are half the table; then recomputes `observed`.
   @inline(__always)
   func compactIfIdle() {
@@ -127,8 +127,8 @@ final class _NodeObservers {
         if kept != position { entries[kept] = entries[position] }
         filter |= entries[kept].filter
         kept += 1
-      } else if !entries[position].boxReleased {
-        entries[position].box.release()
+      } else if !entries[position].calleeReleased {
+        entries[position].releaseCallee()
       }
     }
     count = kept
@@ -241,14 +241,30 @@ struct _Registration {
   /// node's other registrations and fires when any trait differs.
   let observesAllTraits: Bool
   var isLive = true
-  /// Whether the table already released the box (a tombstone killed outside a delivery).
-  var boxReleased = false
+  /// Whether the table already released the callee (a tombstone killed outside a delivery).
+  var calleeReleased = false
   /// The snapshot slot of the node's collection when the registration was last called, or when
   /// it was made: its baseline.
   var snapshot: Int32
-  /// The callback and exact traits, owned (+1) by the table.
-  let box: Unmanaged<_RegistrationBox>
+  /// The callee of a registration without a box, owned (+1) by the table.
+  let handler: _InlineHandler
+  /// The callee of the other forms, and the exact traits when `filter` cannot stand for them,
+  /// owned (+1) by the table; nil for a handler kept inline.
+  let box: Unmanaged<_RegistrationBox>?
 
+  /// A registration that calls `handler`, whose traits `filter` summarizes exactly; the entry
+  /// takes over the handler's reference.
+  init(handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
+    self.id = TraitChangeRegistration.next().id
+    self.filter = traits.filter
+    self.filterIsExact = true
+    self.observesAllTraits = false
+    self.snapshot = snapshot
+    self.handler = handler
+    self.box = nil
+  }
+
+  /// A registration that calls `box`.
   init(
     box: _RegistrationBox,
     traits: _TraitIndexSet,
@@ -257,11 +273,28 @@ struct _Registration {
   ) {
     self.id = TraitChangeRegistration.next().id
     self.filter = observesAllTraits ? .all : traits.filter
-    self.filterIsExact =
-      !observesAllTraits && traits.allSatisfy { $0 <= _TraitFilter.lastExactIndex }
+    self.filterIsExact = !observesAllTraits && traits.isSummarizedExactly
     self.observesAllTraits = observesAllTraits
     self.snapshot = snapshot
+    self.handler = _InlineHandler()
     self.box = Unmanaged.passRetained(box)
+  }
+
+  /// Calls the registration for `node`; returns `false` when its target is gone.
+  ///
+  /// - Precondition: the callee is not released.
+  @inline(__always)
+  func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
+    guard let box else {
+      handler(node, previous)
+      return true
+    }
+    return box._withUnsafeGuaranteedRef { $0.call(node, previous) }
+  }
+
+  /// Releases the callee.
+  func releaseCallee() {
+    if let box { box.release() } else { handler.release() }
   }
 
   /// Whether the values this registration observes differ between `baseline` and `current`.
@@ -281,7 +314,7 @@ struct _Registration {
       }
       return false
     }
-    return box._withUnsafeGuaranteedRef { box in
+    return box.unsafelyUnwrapped._withUnsafeGuaranteedRef { box in
       box.traitList.unsafelyUnwrapped.set.contains { !current.slotEqual(at: $0, to: baseline) }
     }
   }

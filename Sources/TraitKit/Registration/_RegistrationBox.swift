@@ -1,10 +1,10 @@
-/// The parts of a registration that need reference counting: what to call, and the exact traits.
+/// What to call for a registration that is not a plain handler closure, and the exact traits when
+/// the entry's filter cannot stand for them.
 ///
-/// One subclass per registration form keeps the closure, or the target and action, exactly as
-/// they were given, so that a delivery reaches them through this one object and one virtual call,
-/// with no wrapper closure (which would cost an allocation per registration and a cache miss per
-/// call).
-@usableFromInline
+/// A handler closure whose traits the filter summarizes exactly is kept in the entry itself
+/// (``_InlineHandler``): no box. The other forms keep one box each: one subclass per form holds
+/// the target and action (or the legacy closure) exactly as they were given, so that a delivery
+/// reaches them through this one object and one virtual call, with no wrapper closure.
 class _RegistrationBox {
   /// The observed traits when the entry's filter cannot stand for them exactly (an index beyond
   /// `_TraitFilter.lastExactIndex`), or, for a registration that observes every trait, the
@@ -12,14 +12,12 @@ class _RegistrationBox {
   /// nil, which keeps a box in a smaller allocation.
   let traitList: _TraitList?
 
-  @usableFromInline
   init(traits: _TraitIndexSet, keepingTraits: Bool = false) {
     let exact = traits.allSatisfy { $0 <= _TraitFilter.lastExactIndex }
     traitList = keepingTraits || !exact ? _TraitList(traits) : nil
   }
 
   /// Calls the registration for `node`; returns `false` when its target is gone.
-  @usableFromInline
   func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
     preconditionFailure("_RegistrationBox.call(_:_:) is abstract")
   }
@@ -37,25 +35,8 @@ final class _TraitList {
 @available(*, unavailable)
 extension _TraitList: Sendable {}
 
-/// A closure that receives the observed node, typed as its registration declared it.
-@usableFromInline
-final class _HandlerBox<Observed: TraitEnvironment>: _RegistrationBox {
-  @usableFromInline let handler: (Observed, TraitCollection) -> Void
-
-  @inlinable
-  init(traits: _TraitIndexSet, handler: @escaping (Observed, TraitCollection) -> Void) {
-    self.handler = handler
-    super.init(traits: traits)
-  }
-
-  @inlinable
-  override func call(_ node: TraitNode, _ previous: TraitCollection) -> Bool {
-    handler(unsafeDowncast(node, to: Observed.self), previous)
-    return true
-  }
-}
-
-/// An untyped closure (the legacy adapter's).
+/// An untyped closure: the legacy adapter's, or a handler whose traits the filter cannot summarize
+/// exactly (its trait list is then needed for the change check).
 final class _ClosureBox: _RegistrationBox {
   let closure: (TraitNode, TraitCollection) -> Void
 
