@@ -22,25 +22,29 @@
 /// half the table, so removal costs O(log n) amortized.
 final class _NodeObservers {
   // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
+  // NB: field order is layout. The first cache line, with the object header, holds all that
+  // unregistering reads and writes, so that cancelling a registration touches one line of this
+  // object (traitkit-bench S6); registering touches the second line too.
   @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<_Registration>
   @exclusivity(unchecked) private(set) var count = 0
-  @exclusivity(unchecked) private var capacity = 0
   /// The number of entries that are not tombstones.
   @exclusivity(unchecked) private(set) var liveCount = 0
+  @exclusivity(unchecked) private var tombstones = 0
+  /// The distinct baselines of the live entries, each retained once; a nil storage marks a free
+  /// slot.
+  @exclusivity(unchecked) private var snapshots: UnsafeMutablePointer<_Snapshot>
+  /// How many deliveries are walking `entries`; compaction waits until none is.
+  @exclusivity(unchecked) var deliveryDepth: Int32 = 0
+  /// Tombstones whose callee's release waits for the delivery that was running when they died.
+  @exclusivity(unchecked) private var deferredReleases: Int32 = 0
+
+  @exclusivity(unchecked) private var capacity = 0
   /// A superset of the traits the live entries observe.
   @exclusivity(unchecked) private(set) var observed = _TraitFilter.none
-  /// How many deliveries are walking `entries`; compaction waits until none is.
-  @exclusivity(unchecked) var deliveryDepth = 0
-  @exclusivity(unchecked) private var tombstones = 0
-  /// Tombstones whose callee's release waits for the delivery that was running when they died.
-  @exclusivity(unchecked) private var deferredReleases = 0
   /// The snapshot slot found or made last: registrations made together look it up first.
   @exclusivity(unchecked) private var recentSnapshot = -1
   /// The live entries that observe every trait (legacy callbacks).
   @exclusivity(unchecked) private(set) var allTraitsCount = 0
-  /// The distinct baselines of the live entries, each retained once; a nil storage marks a free
-  /// slot.
-  @exclusivity(unchecked) private var snapshots: UnsafeMutablePointer<_Snapshot>
   @exclusivity(unchecked) private var snapshotCount = 0
   @exclusivity(unchecked) private var snapshotCapacity = 0
 
