@@ -44,10 +44,7 @@ private func write(
 struct HandlerStorageTests {
   @Test("a handler that unregisters itself keeps what it captures until the pass ends")
   func selfUnregisteringHandlerLivesUntilThePassEnds() {
-    let graph = TraitGraph()
-    let node = GTNode("node")
-    graph.root.addTraitChild(node)
-    graph.updateTraitsIfNeeded()
+    let (graph, node) = makeGraphWithChild()
     weak var weakCaptured: GTCaptured?
     var capturedDuringCall = false
     var token: TraitChangeRegistration?
@@ -72,10 +69,7 @@ struct HandlerStorageTests {
 
   @Test("a handler unregistered by an earlier handler of the same pass is released after it")
   func handlerUnregisteredByAnotherIsReleasedAfterThePass() {
-    let graph = TraitGraph()
-    let node = GTNode("node")
-    graph.root.addTraitChild(node)
-    graph.updateTraitsIfNeeded()
+    let (graph, node) = makeGraphWithChild()
     weak var weakCaptured: GTCaptured?
     var laterCalls = 0
     var later: TraitChangeRegistration?
@@ -110,12 +104,9 @@ struct HandlerStorageTests {
     let traits = freshTraits(130)
     let last = try #require(traits.last)
     let neighbour = traits[traits.count - 2]
-    let graph = TraitGraph()
-    let node = GTNode("node")
-    graph.root.addTraitChild(node)
     // Registering for all of them gives each its index, in order.
     TraitNode().registerForTraitChanges(traits) { (_: TraitNode, _: TraitCollection) in }
-    graph.updateTraitsIfNeeded()
+    let (graph, node) = makeGraphWithChild()
     weak var weakCaptured: GTCaptured?
     var calls = 0
     var token: TraitChangeRegistration?

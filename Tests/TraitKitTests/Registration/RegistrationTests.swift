@@ -1,15 +1,6 @@
 import Testing
 import TraitKit
 
-/// A graph with one child of the root, after its first pass.
-private func makeGraphWithChild() -> (graph: TraitGraph, node: GTNode) {
-  let graph = TraitGraph()
-  let node = GTNode("node")
-  graph.root.addTraitChild(node)
-  graph.updateTraitsIfNeeded()
-  return (graph, node)
-}
-
 @Suite("Registration")
 struct RegistrationTests {
   // MARK: - No initial call (R7)

@@ -120,6 +120,15 @@ final class GTLayoutNode: TraitNode {
 
 // MARK: - Trees
 
+/// A graph with one child of the root, after its first pass.
+func makeGraphWithChild() -> (graph: TraitGraph, node: GTNode) {
+  let graph = TraitGraph()
+  let node = GTNode("node")
+  graph.root.addTraitChild(node)
+  graph.updateTraitsIfNeeded()
+  return (graph, node)
+}
+
 extension TraitNode {
   /// Adds `children` in order and returns them.
   @discardableResult
