@@ -23,30 +23,37 @@
 final class _NodeObservers {
   // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
   // NB: field order is layout. The first cache line, with the object header, holds all that
-  // unregistering reads and writes, so that cancelling a registration touches one line of this
-  // object (traitkit-bench S6); registering touches the second line too.
+  // unregistering reads and writes, the first baseline snapshot included, so that cancelling a
+  // registration touches one line of this object and registering two (traitkit-bench S6).
   @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<_Registration>
-  @exclusivity(unchecked) private(set) var count = 0
-  /// The number of entries that are not tombstones.
-  @exclusivity(unchecked) private(set) var liveCount = 0
-  @exclusivity(unchecked) private var tombstones = 0
-  /// The distinct baselines of the live entries, each retained once; a nil storage marks a free
-  /// slot.
-  @exclusivity(unchecked) private var snapshots: UnsafeMutablePointer<_Snapshot>
+  /// Snapshot slot 0, kept here rather than in `snapshots`: most tables have one baseline.
+  @exclusivity(unchecked) private var primary = _Snapshot(storage: nil, uses: 0)
+  @exclusivity(unchecked) private var entryCount: Int32 = 0
+  @exclusivity(unchecked) private var capacity: Int32 = 0
+  @exclusivity(unchecked) private var liveEntryCount: Int32 = 0
+  @exclusivity(unchecked) private var tombstones: Int32 = 0
   /// How many deliveries are walking `entries`; compaction waits until none is.
   @exclusivity(unchecked) var deliveryDepth: Int32 = 0
   /// Tombstones whose callee's release waits for the delivery that was running when they died.
   @exclusivity(unchecked) private var deferredReleases: Int32 = 0
+  /// The snapshot slot found or made last: registrations made together look it up first.
+  @exclusivity(unchecked) private var recentSnapshot: Int32 = -1
 
-  @exclusivity(unchecked) private var capacity = 0
   /// A superset of the traits the live entries observe.
   @exclusivity(unchecked) private(set) var observed = _TraitFilter.none
-  /// The snapshot slot found or made last: registrations made together look it up first.
-  @exclusivity(unchecked) private var recentSnapshot = -1
   /// The live entries that observe every trait (legacy callbacks).
   @exclusivity(unchecked) private(set) var allTraitsCount = 0
+  /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
+  ///
+  /// Each slot, like `primary`, retains its storage once; a nil storage marks a free slot.
+  @exclusivity(unchecked) private var snapshots: UnsafeMutablePointer<_Snapshot>
   @exclusivity(unchecked) private var snapshotCount = 0
   @exclusivity(unchecked) private var snapshotCapacity = 0
+
+  /// The number of entries, tombstones included.
+  @inline(__always) var count: Int { Int(entryCount) }
+  /// The number of entries that are not tombstones.
+  @inline(__always) var liveCount: Int { Int(liveEntryCount) }
 
   init() {
     entries = UnsafeMutablePointer(bitPattern: MemoryLayout<_Registration>.alignment)!
@@ -57,6 +64,7 @@ final class _NodeObservers {
     for position in 0..<count where !entries[position].calleeReleased {
       entries[position].releaseCallee()
     }
+    primary.storage?.release()
     for slot in 0..<snapshotCount { snapshots[slot].storage?.release() }
     if capacity > 0 { entries.deallocate() }
     if snapshotCapacity > 0 { snapshots.deallocate() }
@@ -65,18 +73,18 @@ final class _NodeObservers {
   // MARK: - Entries
 
   func append(_ registration: _Registration) {
-    if count == capacity {
+    if entryCount == capacity {
       let newCapacity = Swift.max(4, capacity * 2)
-      let grown = UnsafeMutablePointer<_Registration>.allocate(capacity: newCapacity)
+      let grown = UnsafeMutablePointer<_Registration>.allocate(capacity: Int(newCapacity))
       grown.moveInitialize(from: entries, count: count)
       if capacity > 0 { entries.deallocate() }
       entries = grown
       capacity = newCapacity
     }
     (entries + count).initialize(to: registration)
-    count += 1
+    entryCount += 1
     use(registration.snapshot)
-    liveCount += 1
+    liveEntryCount += 1
     if registration.observesAllTraits { allTraitsCount += 1 }
     observed |= registration.filter
   }
@@ -102,7 +110,7 @@ final class _NodeObservers {
     if entries[position].observesAllTraits { allTraitsCount -= 1 }
     release(entries[position].snapshot, recyclingInto: graph)
     entries[position].isLive = false
-    liveCount -= 1
+    liveEntryCount -= 1
     tombstones += 1
     if deliveryDepth == 0 {
       entries[position].releaseCallee()
@@ -117,7 +125,7 @@ final class _NodeObservers {
   /// they are half the table; then recomputes `observed`.
   @inline(__always)
   func compactIfIdle() {
-    guard deliveryDepth == 0, deferredReleases > 0 || tombstones * 2 > Swift.max(count, 8)
+    guard deliveryDepth == 0, deferredReleases > 0 || tombstones * 2 > Swift.max(entryCount, 8)
     else { return }
     compact()
   }
@@ -135,7 +143,7 @@ final class _NodeObservers {
         entries[position].releaseCallee()
       }
     }
-    count = kept
+    entryCount = Int32(kept)
     tombstones = 0
     deferredReleases = 0
     observed = filter
@@ -150,19 +158,22 @@ final class _NodeObservers {
 
   /// The snapshot slot that holds `storage`, made if needed, without adding a use.
   func snapshot(for storage: _Storage) -> Int32 {
-    if recentSnapshot >= 0, snapshot(Int32(recentSnapshot), holds: storage) {
-      return Int32(recentSnapshot)
-    }
+    if snapshot(0, holds: storage) { return 0 }
+    if recentSnapshot > 0, snapshot(recentSnapshot, holds: storage) { return recentSnapshot }
     var free = -1
-    for slot in 0..<snapshotCount {
-      if let snapshot = snapshots[slot].storage {
+    for index in 0..<snapshotCount {
+      if let snapshot = snapshots[index].storage {
         if snapshot._withUnsafeGuaranteedRef({ $0 === storage }) {
-          recentSnapshot = slot
-          return Int32(slot)
+          recentSnapshot = Int32(index + 1)
+          return recentSnapshot
         }
       } else if free < 0 {
-        free = slot
+        free = index
       }
+    }
+    if primary.storage == nil {
+      primary.storage = Unmanaged.passRetained(storage)
+      return 0
     }
     if free < 0 {
       if snapshotCount == snapshotCapacity {
@@ -178,13 +189,24 @@ final class _NodeObservers {
       snapshotCount += 1
     }
     snapshots[free].storage = Unmanaged.passRetained(storage)
-    recentSnapshot = free
-    return Int32(free)
+    recentSnapshot = Int32(free + 1)
+    return recentSnapshot
+  }
+
+  /// Calls `body` with snapshot `slot`.
+  ///
+  /// - Precondition: `slot` is 0 or names a slot in `snapshots`.
+  @inline(__always)
+  private func withSnapshot<Result>(
+    _ slot: Int32,
+    _ body: (inout _Snapshot) -> Result
+  ) -> Result {
+    slot == 0 ? body(&primary) : body(&snapshots[Int(slot) - 1])
   }
 
   /// Adds a use of snapshot `slot`.
   @inline(__always) func use(_ slot: Int32) {
-    snapshots[Int(slot)].uses += 1
+    withSnapshot(slot) { $0.uses += 1 }
   }
 
   /// Removes a use of snapshot `slot`, freeing the snapshot when it was the last.
@@ -192,27 +214,29 @@ final class _NodeObservers {
   /// During a delivery the collection then goes to `graph`, which reuses it after the pass if
   /// nobody else holds it.
   @inline(__always) func release(_ slot: Int32, recyclingInto graph: TraitGraph? = nil) {
-    snapshots[Int(slot)].uses -= 1
-    guard snapshots[Int(slot)].uses == 0, let reference = snapshots[Int(slot)].storage else {
-      return
+    let freed = withSnapshot(slot) { snapshot -> Unmanaged<_Storage>? in
+      snapshot.uses -= 1
+      guard snapshot.uses == 0, let reference = snapshot.storage else { return nil }
+      snapshot.storage = nil
+      return reference
     }
-    snapshots[Int(slot)].storage = nil
+    guard let freed else { return }
     if let graph {
-      graph._recycleAfterPass(reference)
+      graph._recycleAfterPass(freed)
     } else {
-      reference.release()
+      freed.release()
     }
   }
 
   /// Whether snapshot `slot` is held (has uses and a storage).
   func _snapshotHasUses(_ slot: Int32) -> Bool {
-    slot >= 0 && Int(slot) < snapshotCount && snapshots[Int(slot)].uses > 0
-      && snapshots[Int(slot)].storage != nil
+    slot >= 0 && Int(slot) <= snapshotCount
+      && withSnapshot(slot) { $0.uses > 0 && $0.storage != nil }
   }
 
-  /// Whether snapshot `slot` holds `storage`.
+  /// Whether snapshot `slot` holds `storage`; false for slot -1.
   @inline(__always) func snapshot(_ slot: Int32, holds storage: _Storage) -> Bool {
-    guard slot >= 0, let snapshot = snapshots[Int(slot)].storage else { return false }
+    guard slot >= 0, let snapshot = withSnapshot(slot, { $0.storage }) else { return false }
     return snapshot.toOpaque() == Unmanaged.passUnretained(storage).toOpaque()
   }
 
@@ -220,7 +244,7 @@ final class _NodeObservers {
   ///
   /// - Precondition: the slot has uses.
   @inline(__always) func baselineReference(_ slot: Int32) -> Unmanaged<_Storage> {
-    snapshots[Int(slot)].storage.unsafelyUnwrapped
+    withSnapshot(slot) { $0.storage.unsafelyUnwrapped }
   }
 }
 
