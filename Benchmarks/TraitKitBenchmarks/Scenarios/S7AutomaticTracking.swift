@@ -103,11 +103,14 @@ struct S7AutomaticTracking: Scenario {
   private func untrackedReadRun(_ setup: Setup, passes: Int) -> () -> Int {
     let log = LayoutLog(capacity: setup.shape.count)
     let tree = setup.makeTree(log)
+    // NB: the closure keeps the graph (see S8).
+    let graph = tree.graph
     let nodes = tree.nodes
     return {
       for _ in 0..<passes {
         for node in nodes { node.layout() }
       }
+      withExtendedLifetime(graph) {}
       return log.take()
     }
   }
@@ -115,11 +118,14 @@ struct S7AutomaticTracking: Scenario {
   private func trackedReadRun(_ setup: Setup, passes: Int) -> () -> Int {
     let log = LayoutLog(capacity: setup.shape.count)
     let tree = setup.makeTree(log)
+    // NB: the closure keeps the graph (see S8).
+    let graph = tree.graph
     let nodes = tree.nodes
     return {
       for _ in 0..<passes {
         for node in nodes { node.layoutTracked() }
       }
+      withExtendedLifetime(graph) {}
       return log.take()
     }
   }
