@@ -22,9 +22,10 @@
 /// half the table, so removal costs O(log n) amortized.
 final class _NodeObservers {
   // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
-  // NB: field order is layout. The first cache line, with the object header, holds all that
+  // NB: field order is layout. The first 64 bytes, with the object header, hold all that
   // unregistering reads and writes, the first baseline snapshot included, so that cancelling a
-  // registration touches one line of this object and registering two (traitkit-bench S6).
+  // registration touches as few cache lines of this object as its allocation's alignment allows
+  // (one or two: objects are 16-byte aligned) (traitkit-bench S6).
   @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<_Registration>
   /// Snapshot slot 0, kept here rather than in `snapshots`: most tables have one baseline.
   @exclusivity(unchecked) private var primary = _Snapshot(storage: nil, uses: 0)
