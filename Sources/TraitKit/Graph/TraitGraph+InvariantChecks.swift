@@ -73,6 +73,17 @@ extension _NodeObservers {
       }
     }
     precondition(live == liveCount, "Invariant: liveCount counts the live registrations")
+    var uses = [Int32](repeating: 0, count: _snapshotSlotCount)
+    for position in 0..<count where entries[position].isLive {
+      uses[Int(entries[position].snapshot)] += 1
+    }
+    for slot in uses.indices {
+      let state = _snapshotState(Int32(slot))
+      precondition(
+        state.uses == uses[slot] && state.isHeld == (uses[slot] > 0),
+        "Invariant: a snapshot is held exactly while live registrations use it, once for each"
+      )
+    }
     #endif
   }
 }

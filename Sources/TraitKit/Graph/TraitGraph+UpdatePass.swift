@@ -154,7 +154,13 @@ extension TraitGraph {
       _changeCache.clear()
       _recycleCandidatesAfterPass()
       _isUpdating = false
-      if !_graveyard.isEmpty { _graveyard.removeAll() }
+      if !_graveyard.isEmpty {
+        // NB: the enclosing pass may still be walking these nodes.
+        enclosingCell?.graph?._withUnsafeGuaranteedRef {
+          $0._graveyard.append(contentsOf: _graveyard)
+        }
+        _graveyard.removeAll()
+      }
       _checkInvariants()
     }
     while true {

@@ -390,8 +390,13 @@ open class TraitNode: TraitEnvironment {
     _parent = nil
     parent._treeDidChange()
     // NB: a running pass walks nodes without retaining them; keep a node it may still be
-    // walking alive until the pass ends.
-    if let graph = _graph, graph._isUpdating { graph._graveyard.append(self) }
+    // walking alive until the pass ends. That pass need not be the one of the node's graph (a
+    // handler may have moved an ancestor of the node it is called for into another tree), so the
+    // node goes to the innermost pass running on this thread, which hands its graveyard on to
+    // the pass it runs in when it ends.
+    if let running = _CurrentCell.active?.graph {
+      running._withUnsafeGuaranteedRef { $0._graveyard.append(self) }
+    }
     Unmanaged.passUnretained(self).release()
   }
 

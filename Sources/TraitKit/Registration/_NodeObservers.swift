@@ -62,6 +62,9 @@ final class _NodeObservers {
   }
 
   deinit {
+    #if TRAITKIT_INTERNAL_CHECKS
+    precondition(deliveryDepth == 0, "Invariant: a registration table outlives its deliveries")
+    #endif
     for position in 0..<count where !entries[position].calleeReleased {
       entries[position].releaseCallee()
     }
@@ -108,18 +111,25 @@ final class _NodeObservers {
   /// During a pass, pass the graph: a baseline freed now could be one that the pass is handing
   /// to a callback, so it waits in the graph's recycling list until the pass ends.
   func kill(at position: Int, recyclingInto graph: TraitGraph?) {
-    if entries[position].observesAllTraits { allTraitsCount -= 1 }
-    release(entries[position].snapshot, recyclingInto: graph)
+    let entry = entries[position]
+    if entry.observesAllTraits { allTraitsCount -= 1 }
+    let freedBaseline = dropUse(entry.snapshot)
     entries[position].isLive = false
     liveEntryCount -= 1
     tombstones += 1
-    if deliveryDepth == 0 {
-      entries[position].releaseCallee()
+    let releasesNow = deliveryDepth == 0
+    if releasesNow {
       entries[position].calleeReleased = true
     } else {
       deferredReleases += 1
     }
     compactIfIdle()
+    // NB: releases last, with the table consistent: they run deinitializers, which may register
+    // or unregister on this table again (a holder that cancels its token when it goes).
+    if let freedBaseline {
+      if let graph { graph._recycleAfterPass(freedBaseline) } else { freedBaseline.release() }
+    }
+    if releasesNow { entry.releaseCallee() }
   }
 
   /// When no delivery is walking the entries: releases deferred callees, and removes tombstones once
@@ -135,19 +145,22 @@ final class _NodeObservers {
   private func compact() {
     var kept = 0
     var filter = _TraitFilter.none
+    var unreleased: [_Registration] = []
     for position in 0..<count {
       if entries[position].isLive {
         if kept != position { entries[kept] = entries[position] }
         filter |= entries[kept].filter
         kept += 1
       } else if !entries[position].calleeReleased {
-        entries[position].releaseCallee()
+        unreleased.append(entries[position])
       }
     }
     entryCount = Int32(kept)
     tombstones = 0
     deferredReleases = 0
     observed = filter
+    // NB: releases last, with the table consistent (see `kill(at:recyclingInto:)`).
+    for entry in unreleased { entry.releaseCallee() }
   }
 
   /// Moves the entry at `position` to snapshot `slot`.
@@ -210,23 +223,29 @@ final class _NodeObservers {
     withSnapshot(slot) { $0.uses += 1 }
   }
 
-  /// Removes a use of snapshot `slot`, freeing the snapshot when it was the last.
-  ///
-  /// During a delivery the collection then goes to `graph`, which reuses it after the pass if
-  /// nobody else holds it.
-  @inline(__always) func release(_ slot: Int32, recyclingInto graph: TraitGraph? = nil) {
-    let freed = withSnapshot(slot) { snapshot -> Unmanaged<_Storage>? in
+  /// Removes a use of snapshot `slot` during a delivery, freeing the snapshot when it was the
+  /// last: its collection goes to `graph`, which reuses it after the pass if nobody else holds it.
+  @inline(__always) func release(_ slot: Int32, recyclingInto graph: TraitGraph) {
+    if let freed = dropUse(slot) { graph._recycleAfterPass(freed) }
+  }
+
+  /// Removes a use of snapshot `slot`, freeing the slot when it was the last; returns the
+  /// collection the slot retained, for the caller to release.
+  @inline(__always) private func dropUse(_ slot: Int32) -> Unmanaged<_Storage>? {
+    withSnapshot(slot) { snapshot -> Unmanaged<_Storage>? in
       snapshot.uses -= 1
       guard snapshot.uses == 0, let reference = snapshot.storage else { return nil }
       snapshot.storage = nil
       return reference
     }
-    guard let freed else { return }
-    if let graph {
-      graph._recycleAfterPass(freed)
-    } else {
-      freed.release()
-    }
+  }
+
+  /// The number of snapshot slots, free ones included.
+  var _snapshotSlotCount: Int { snapshotCount + 1 }
+
+  /// The use count of snapshot `slot`, and whether it holds a storage.
+  func _snapshotState(_ slot: Int32) -> (uses: Int32, isHeld: Bool) {
+    withSnapshot(slot) { ($0.uses, $0.storage != nil) }
   }
 
   /// Whether snapshot `slot` is held (has uses and a storage).

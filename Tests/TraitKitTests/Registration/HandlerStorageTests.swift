@@ -135,3 +135,93 @@ struct HandlerStorageTests {
     #expect(calls == 1)
   }
 }
+
+/// Cancels a registration when it goes, as a "cancel on deinit" holder does.
+private final class STCanceller {
+  let node: TraitNode
+  var token: TraitChangeRegistration?
+
+  init(_ node: TraitNode) { self.node = node }
+
+  deinit { node.unregisterForTraitChanges(token) }
+}
+
+@Suite("Handler storage: releases that run code")
+struct HandlerReleaseReentrancyTests {
+  @Test(
+    "a handler that moves its node's ancestor away, then detaches its node, runs to its end",
+    arguments: [false, true]
+  )
+  func handlerMovesAncestorThenDetachesItsNode(intoAnotherGraph: Bool) {
+    let (graph, ancestor) = makeGraphWithChild()
+    let otherGraph = TraitGraph()
+    let detachedRoot = GTNode("detached")
+    weak var weakCaptured: GTCaptured?
+    weak var weakNode: GTNode?
+    var capturedAtEnd = false
+    do {
+      let node = GTNode("node")
+      weakNode = node
+      ancestor.addTraitChild(node)
+      let captured = GTCaptured()
+      weakCaptured = captured
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in
+        (intoAnotherGraph ? otherGraph.root : detachedRoot).addTraitChild(ancestor)
+        node.removeFromTraitParent()
+        capturedAtEnd = weakCaptured != nil
+        _ = captured
+      }
+    }
+    graph.updateTraitsIfNeeded()
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(capturedAtEnd)
+    #expect(weakNode == nil)
+    #expect(weakCaptured == nil)
+  }
+
+  @Test("a released handler whose capture unregisters another registration is released once")
+  func releaseThatUnregistersAgain() {
+    let (graph, node) = makeGraphWithChild()
+    let fillers = (0..<6).map { _ in
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (_: GTNode, _: TraitCollection) in
+      }
+    }
+    weak var weakInner: GTCaptured?
+    weak var weakCanceller: STCanceller?
+    var outer: TraitChangeRegistration?
+    do {
+      let canceller = STCanceller(node)
+      weakCanceller = canceller
+      let inner = GTCaptured()
+      weakInner = inner
+      canceller.token = node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (_: GTNode, _: TraitCollection) in _ = inner
+      }
+      outer = node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (_: GTNode, _: TraitCollection) in _ = canceller
+      }
+    }
+    // Three tombstones of eight entries: the inner unregistration, run by the outer release,
+    // makes five and compacts the table.
+    for token in fillers.prefix(3) { node.unregisterForTraitChanges(token) }
+
+    node.unregisterForTraitChanges(outer)
+
+    #expect(weakCanceller == nil)
+    #expect(weakInner == nil)
+    #expect(graph.statistics.liveRegistrations == 3)
+    var calls = 0
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in calls += 1
+    }
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    #expect(calls == 1)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 4)
+  }
+}
