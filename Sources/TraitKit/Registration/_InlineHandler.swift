@@ -1,9 +1,9 @@
 /// A handler closure kept in its registration's entry, as plain data that owns one reference.
 ///
 /// Registration tables are POD buffers that manage their references by hand (see
-/// ``_NodeObservers``). A closure handler used to live in a heap box of its own; keeping its two
-/// words here instead saves an allocation and a free per registration, and a cache miss at each
-/// end of its life (traitkit-bench S6).
+/// ``_NodeObservers``). Keeping a closure handler's two words here, rather than in a heap box of
+/// its own, saves an allocation and a free per registration, and a cache miss at each end of its
+/// life (traitkit-bench S6).
 ///
 /// A delivery calls the closure on the entry's reference, without retaining it, as it called a
 /// box's closure through a guaranteed reference: the entry keeps the closure until no delivery
