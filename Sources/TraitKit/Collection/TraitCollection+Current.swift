@@ -17,9 +17,12 @@ extension TraitCollection {
   /// - Parameter body: The code to run.
   /// - Returns: What `body` returns.
   public func performAsCurrent<R>(_ body: () throws -> R) rethrows -> R {
-    let pass = _CurrentCell.active
-    _CurrentCell.active = nil
-    defer { _CurrentCell.active = pass }
+    // NB: hides the collection a running pass publishes, not the pass itself: the engine finds
+    // the pass running on this thread through the cell, to keep what it walks alive.
+    let cell = _CurrentCell.active
+    let published = cell?.storage
+    cell?.storage = nil
+    defer { cell?.storage = published }
     return try TraitCollection.$_taskCurrent.withValue(self, operation: body)
   }
 
@@ -32,8 +35,8 @@ extension TraitCollection {
 /// in a thread-local slot once and stores each node's collection into it, a plain store of an
 /// unretained reference: the pass holds the node's collection for as long as it visits the node,
 /// and clears the cell before it lets go.
-/// ``TraitCollection/performAsCurrent(_:)`` hides the cell for its duration so that the
-/// task-local value it sets wins.
+/// ``TraitCollection/performAsCurrent(_:)`` hides the cell's collection for its duration so that
+/// the task-local value it sets wins.
 final class _CurrentCell {
   @exclusivity(unchecked) var storage: Unmanaged<_Storage>?
   /// The graph whose pass installed this cell (unretained: the graph owns the cell).

@@ -55,6 +55,8 @@ extension TraitGraph {
     guard !_isUpdating else { return }
     _runPass(from: root) { .none }
     _isDirty = false
+    // NB: deinitializers that ran as the pass let go of detached nodes may have changed values.
+    if !root._pending.isEmpty || root._hasPendingBelow { _noteDirty() }
   }
 
   /// Runs the update pass for the subtree of `start`, which is in this graph.
@@ -152,7 +154,7 @@ extension TraitGraph {
       _CurrentCell.active = enclosingCell
       _currentCell.storage = nil
       _changeCache.clear()
-      _recycleCandidatesAfterPass()
+      _recycleCandidatesAfterPass(enclosing: enclosingCell?.graph)
       _isUpdating = false
       if !_graveyard.isEmpty {
         // NB: the enclosing pass may still be walking these nodes.
@@ -295,6 +297,9 @@ extension TraitGraph {
       }
       defer { node._observedHere = node._ownObserved }
       var storage = node._resolvedStorage()
+      // NB: the epoch `storage` was resolved at: an invalidation or a handler that changes values
+      // makes the registrations after it compare with, and see, the node's collection as it is.
+      var storageEpoch = _epoch
       _currentCell.storage = Unmanaged.passUnretained(storage)
       defer { _currentCell.storage = nil }
       if let tracking = node._tracking.map(Unmanaged.passUnretained),
@@ -309,9 +314,25 @@ extension TraitGraph {
         guard pending.intersects(observers.observed) else { return }
         observers.deliveryDepth += 1
         let end = observers.count
-        _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: false)
+        _deliver(
+          node,
+          observers,
+          &storage,
+          at: &storageEpoch,
+          pending: &pending,
+          end: end,
+          allTraits: false
+        )
         if observers.allTraitsCount > 0 {
-          _deliver(node, observers, &storage, pending: &pending, end: end, allTraits: true)
+          _deliver(
+            node,
+            observers,
+            &storage,
+            at: &storageEpoch,
+            pending: &pending,
+            end: end,
+            allTraits: true
+          )
         }
         observers.deliveryDepth -= 1
         observers.compactIfIdle()
@@ -321,12 +342,13 @@ extension TraitGraph {
 
   /// Calls, in order, the registrations among the node's first `end` whose traits changed.
   ///
-  /// `storage` is the node's collection; a handler that changes the node's traits makes the next
-  /// registrations compare with, and see, the new collection.
+  /// `storage` is the node's collection as resolved at `epoch`; a handler that changes the node's
+  /// traits makes the next registrations compare with, and see, the new collection.
   private func _deliver(
     _ node: TraitNode,
     _ observers: _NodeObservers,
     _ storage: inout _Storage,
+    at epoch: inout UInt64,
     pending: inout _TraitFilter,
     end: Int,
     allTraits: Bool
@@ -334,13 +356,11 @@ extension TraitGraph {
     // Registrations made or called together share a snapshot and usually their traits: look up
     // the snapshot and compare once for all of them.
     var current: Int32 = -1
-    var memoSnapshot: Int32 = -1
     // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
-    // leaves it in the graph's recycling list until the pass ends (traitkit-bench S2).
+    // leaves it in the recycling list of the outermost pass until that ends (traitkit-bench S2).
     var previous = Unmanaged.passUnretained(storage)
     var memoFilter = _TraitFilter.none
     var memoChanged = false
-    var epoch = _epoch
     var callbacks = 0
     var legacyCallbacks = 0
     var wastedLegacyCallbacks = 0
@@ -360,16 +380,18 @@ extension TraitGraph {
         if fresh !== storage {
           storage = fresh
           _currentCell.storage = Unmanaged.passUnretained(storage)
-          memoSnapshot = -1
+          memoFilter = .none
         }
       }
       let entry = observers.entries[position]
       guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
       else { continue }
       if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
-      if entry.snapshot != memoSnapshot {
-        memoSnapshot = entry.snapshot
-        previous = observers.baselineReference(entry.snapshot)
+      // NB: keyed by the baseline itself, not its slot: a slot freed and filled again during
+      // the delivery holds another collection.
+      let baseline = observers.baselineReference(entry.snapshot)
+      if baseline.toOpaque() != previous.toOpaque() {
+        previous = baseline
         memoFilter = .none
       }
       let changed: Bool
@@ -391,6 +413,15 @@ extension TraitGraph {
       observers.use(current)
       observers.release(entry.snapshot, recyclingInto: self)
       observers.move(position, to: current)
+      // NB: judged before the call, which may change the node's collection.
+      let wasted =
+        allTraits
+        && entry.box.unsafelyUnwrapped._withUnsafeGuaranteedRef { box in
+          guard let interesting = box.traitList?.set, !interesting.isEmpty else { return false }
+          return previous._withUnsafeGuaranteedRef { previous in
+            !interesting.contains { !storage.slotEqual(at: $0, to: previous) }
+          }
+        }
       // NB: the callee stays alive until compaction, which waits for this delivery to end.
       let alive = previous._withUnsafeGuaranteedRef { previous in
         entry.call(node, TraitCollection(_storage: previous))
@@ -403,14 +434,7 @@ extension TraitGraph {
       }
       if allTraits {
         legacyCallbacks += 1
-        if entry.box.unsafelyUnwrapped._withUnsafeGuaranteedRef({ box in
-          guard let interesting = box.traitList?.set, !interesting.isEmpty else { return false }
-          return previous._withUnsafeGuaranteedRef { previous in
-            !interesting.contains { !storage.slotEqual(at: $0, to: previous) }
-          }
-        }) {
-          wastedLegacyCallbacks += 1
-        }
+        if wasted { wastedLegacyCallbacks += 1 }
       } else {
         callbacks += 1
       }

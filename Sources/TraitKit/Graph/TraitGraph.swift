@@ -102,9 +102,19 @@ public final class TraitGraph {
   }
 
   /// Keeps, as spares, the candidates that only the candidate list holds.
-  func _recycleCandidatesAfterPass() {
+  ///
+  /// A pass that runs inside another (a handler updated another graph) hands its candidates to
+  /// that pass instead: its deliveries may still use them as baselines.
+  func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) {
     _lastRecycleCandidate = nil
     guard !_recycleCandidates.isEmpty else { return }
+    if let enclosing {
+      enclosing._withUnsafeGuaranteedRef {
+        $0._recycleCandidates.append(contentsOf: _recycleCandidates)
+      }
+      _recycleCandidates.removeAll(keepingCapacity: true)
+      return
+    }
     // NB: one uniqueness check of the list's buffer, not one per candidate (traitkit-bench S2).
     _recycleCandidates.withUnsafeMutableBufferPointer { candidates in
       for position in candidates.indices where _spareStorages.count < 8 {

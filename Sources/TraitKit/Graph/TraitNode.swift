@@ -462,8 +462,9 @@ open class TraitNode: TraitEnvironment {
       ancestor = next
     }
     _graphRef?._withUnsafeGuaranteedRef { graph in
-      graph._noteDirty()
       if graph._isUpdating { graph._walkDidMark(self, filter) }
+      // NB: last: `onNeedsUpdate` runs user code, which may let the graph go.
+      graph._noteDirty()
     }
   }
 

@@ -220,8 +220,9 @@ extension TraitNode: TraitChangeObservable {
     } else {
       recycler = _CurrentCell.active?.graph?.takeUnretainedValue()
     }
-    observers.kill(at: position, recyclingInto: recycler)
+    // NB: counted first: the release in `kill` runs deinitializers, which may move this node.
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations -= 1 }
+    observers.kill(at: position, recyclingInto: recycler)
   }
 
   @inlinable
