@@ -142,6 +142,8 @@ enum _EncodedValue: Hashable, Sendable, Codable {
   case null
   case bool(Bool)
   case int(Int64)
+  /// An integer above `Int64.max`, which a `Double` would round.
+  case uint(UInt64)
   case double(Double)
   case string(String)
   case array([_EncodedValue])
@@ -166,6 +168,8 @@ enum _EncodedValue: Hashable, Sendable, Codable {
         self = .bool(value)
       } else if let value = try? container.decode(Int64.self) {
         self = .int(value)
+      } else if let value = try? container.decode(UInt64.self) {
+        self = .uint(value)
       } else if let value = try? container.decode(Double.self) {
         self = .double(value)
       } else {
@@ -183,6 +187,9 @@ enum _EncodedValue: Hashable, Sendable, Codable {
       var container = encoder.singleValueContainer()
       try container.encode(value)
     case .int(let value):
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    case .uint(let value):
       var container = encoder.singleValueContainer()
       try container.encode(value)
     case .double(let value):

@@ -20,11 +20,16 @@ public final class TraitGraph {
   public var baseTraits: TraitCollection {
     get { _baseTraits }
     set {
+      guard newValue._storage !== _baseTraits._storage else { return }
       let changed = _baseTraits._storage.differences(from: newValue._storage)
-      _baseTraits = TraitCollection(_storage: newValue._storage)
-      guard !changed.isEmpty else { return }
+      // NB: nodes share the base collection unretained, so even an equal one (which may carry
+      // other unknown entries) takes a new epoch, which makes them let go of the old one; and the
+      // old one goes last: its values' deinitializers may read the tree.
       _epoch &+= 1
-      root._markPending(changed)
+      let replaced = _baseTraits
+      _baseTraits = TraitCollection(_storage: newValue._storage)
+      if !changed.isEmpty { root._markPending(changed) }
+      withExtendedLifetime(replaced) {}
     }
   }
 

@@ -166,7 +166,11 @@ open class TraitNode: TraitEnvironment {
   /// - Precondition: `_resolvedRef` is current (the caller revalidated it).
   @inline(__always)
   final func _recorderForRead() -> Unmanaged<_TraitReadRecorder>? {
-    guard let record = _TrackingRecord.active else { return nil }
+    // NB: a record removed while it runs records nothing: its dependencies would never be
+    // swept from the nodes they watch.
+    guard let record = _TrackingRecord.active,
+      record._withUnsafeGuaranteedRef({ $0.isLive && $0.isRecording })
+    else { return nil }
     let storage = _resolvedRef
     return record._withUnsafeGuaranteedRef { $0.dependency(on: self, storage: storage) }
   }
@@ -250,9 +254,13 @@ open class TraitNode: TraitEnvironment {
     inheriting inherited: Unmanaged<_Storage>,
     epoch: UInt64
   ) {
+    // NB: the collections this replaces are released last, once the node is current: a release
+    // can run a trait value's deinitializer, which may read this node again.
+    var replaced: Unmanaged<_Storage>?
+    var replacedInherited: _Storage?
     if _overrides._specified.isEmpty && !_overridesChanged {
       if _ownsResolved {
-        _resolvedRef.release()
+        replaced = _resolvedRef
         _ownsResolved = false
       }
       _resolvedRef = inherited
@@ -264,7 +272,7 @@ open class TraitNode: TraitEnvironment {
       let result = _overrides.applied(to: base) {
         self._graphRef?._withUnsafeGuaranteedRef { $0._takeSpareStorage(capacity: needed) }
       }
-      if _ownsResolved { _resolvedRef.release() }
+      if _ownsResolved { replaced = _resolvedRef }
       if result === base {
         _resolvedRef = inherited
         _ownsResolved = false
@@ -272,10 +280,13 @@ open class TraitNode: TraitEnvironment {
         _resolvedRef = Unmanaged.passRetained(result)
         _ownsResolved = true
       }
+      replacedInherited = _inherited
       _inherited = _overrides._specified.isEmpty ? .empty : base
       _overridesChanged = false
     }
     _resolvedEpoch = epoch
+    replaced?.release()
+    withExtendedLifetime(replacedInherited) {}
   }
 
   // MARK: - Overrides

@@ -102,15 +102,19 @@ final class _TrackingRecord {
     self.slot = slot
   }
 
+  /// Starts a run; a run nested in a run of this same record (a tracked method that re-enters
+  /// itself) continues that run, so the record keeps what either read.
   func beginRun() {
-    run &+= 1
+    if runs == 0 { run &+= 1 }
     runs += 1
     isRecording = true
   }
 
-  /// Ends a run: dependencies this run did not touch are dropped.
+  /// Ends a run: once the outermost run of this record ends, dependencies it did not touch are
+  /// dropped.
   func endRun() {
     runs -= 1
+    guard runs == 0 else { return }
     isRecording = false
     enclosing = nil
     // NB: the recent dependency stays for the next run, which mostly reads the same node, unless
@@ -225,11 +229,14 @@ final class _TrackingRecord {
     _ThreadLocals.activeRecord.map { Unmanaged.fromOpaque($0) }
   }
 
-  /// Makes `record` the innermost active record of this thread; returns the one it hides.
+  /// Makes `record`, whose run has begun, the innermost active record of this thread; returns the
+  /// one it hides.
   static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
     recordingScopes.add(1, ordering: .relaxed)
     let enclosing = _ThreadLocals.activeRecord
-    record.enclosing = enclosing
+    // NB: a nested run of the same record keeps the outer run's link: linking the record to
+    // itself would make `recordRead` walk in circles.
+    if record.runs == 1 { record.enclosing = enclosing }
     _ThreadLocals.activeRecord = Unmanaged.passUnretained(record).toOpaque()
     return enclosing
   }

@@ -283,6 +283,13 @@ struct TraitCollectionCodableTests {
     #expect(reencoded == original)
   }
 
+  @Test("an unknown integer above Int64.max comes back with every digit")
+  func unknownLargeUnsignedInteger() throws {
+    let decoded = try Self.decode(#"{"com.example.unknown.big": 18446744073709551615}"#)
+    let text = String(decoding: try Self.encode(decoded), as: UTF8.self)
+    #expect(text.contains("18446744073709551615"))
+  }
+
   @Test("unknown entries are kept through modifyingTraits, replacing and merging")
   func unknownEntriesSurviveChanges() throws {
     let decoded = try Self.decode(Self.unknownEntries)
