@@ -356,6 +356,8 @@ extension TraitGraph {
     // Registrations made or called together share a snapshot and usually their traits: look up
     // the snapshot and compare once for all of them.
     var current: Int32 = -1
+    var memoSnapshot: Int32 = -1
+    var memoFills = observers.snapshotFills
     // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
     // leaves it in the recycling list of the outermost pass until that ends (traitkit-bench S2).
     var previous = Unmanaged.passUnretained(storage)
@@ -387,12 +389,16 @@ extension TraitGraph {
       guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
       else { continue }
       if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
-      // NB: keyed by the baseline itself, not its slot: a slot freed and filled again during
-      // the delivery holds another collection.
-      let baseline = observers.baselineReference(entry.snapshot)
-      if baseline.toOpaque() != previous.toOpaque() {
-        previous = baseline
-        memoFilter = .none
+      // NB: the memo holds while no slot took a collection since: a slot freed and filled again
+      // during the delivery holds another one.
+      if entry.snapshot != memoSnapshot || observers.snapshotFills != memoFills {
+        memoSnapshot = entry.snapshot
+        memoFills = observers.snapshotFills
+        let baseline = observers.baselineReference(entry.snapshot)
+        if baseline.toOpaque() != previous.toOpaque() {
+          previous = baseline
+          memoFilter = .none
+        }
       }
       let changed: Bool
       if entry.filterIsExact, memoFilter == entry.filter, !memoFilter.isEmpty {

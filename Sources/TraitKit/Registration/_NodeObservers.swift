@@ -42,6 +42,9 @@ final class _NodeObservers {
 
   /// A superset of the traits the live entries observe.
   @exclusivity(unchecked) private(set) var observed = _TraitFilter.none
+  /// Advances whenever a snapshot slot takes a collection, so that a delivery knows its memo of
+  /// a slot's collection still holds.
+  @exclusivity(unchecked) private(set) var snapshotFills: UInt32 = 0
   /// The live entries that observe every trait (legacy callbacks).
   @exclusivity(unchecked) private(set) var allTraitsCount = 0
   /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
@@ -185,6 +188,7 @@ final class _NodeObservers {
         free = index
       }
     }
+    snapshotFills &+= 1
     if primary.storage == nil {
       primary.storage = Unmanaged.passRetained(storage)
       return 0
