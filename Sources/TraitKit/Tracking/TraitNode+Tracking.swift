@@ -7,8 +7,9 @@ extension TraitNode {
   /// last run. Reads made through a collection obtained inside `body` count too, and so do reads
   /// of other nodes of the same tree: a change of a recorded trait on the node it was read from
   /// runs `invalidation` during the next update pass, before that node's registrations, at most
-  /// once per pass. Nested tracked closures record into the innermost slot only. Reads outside
-  /// any tracked closure record nothing and cost nothing extra.
+  /// once per pass. Nested tracked closures record into the innermost slot only; a slot run again
+  /// from inside its own run continues that run. Reads outside any tracked closure record nothing
+  /// and cost nothing extra.
   ///
   /// A host wraps the methods it tracks; a view's layout looks like this:
   ///
