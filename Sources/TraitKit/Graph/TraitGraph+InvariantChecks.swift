@@ -67,8 +67,8 @@ extension _NodeObservers {
           "Invariant: the table's summary covers each live registration"
         )
         precondition(
-          _snapshotHasUses(entries[position].snapshot),
-          "Invariant: a live registration's baseline snapshot is held"
+          (0..<Int32(_snapshotSlotCount)).contains(entries[position].snapshot),
+          "Invariant: a live registration's baseline is a snapshot slot"
         )
       }
     }

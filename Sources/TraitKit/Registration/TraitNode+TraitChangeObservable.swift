@@ -211,15 +211,9 @@ extension TraitNode: TraitChangeObservable {
   }
 
   final func _killRegistration(at position: Int, in observers: _NodeObservers) {
-    // NB: while a pass runs on this thread — this node's graph's, or, for a node a handler
-    // moved to another graph, the one that was delivering to it — its baseline may be in a
-    // callback's hands: the pass keeps it until it ends.
-    var recycler: TraitGraph?
-    if let graph = _graphRef, graph._withUnsafeGuaranteedRef({ $0._isUpdating }) {
-      recycler = graph.takeUnretainedValue()
-    } else {
-      recycler = _CurrentCell.active?.graph?.takeUnretainedValue()
-    }
+    // NB: while a pass runs on this thread, whichever graph it is, the baseline may be in a
+    // callback's hands: the innermost pass keeps it, and hands it to the pass it runs in.
+    let recycler = _CurrentCell.active?.graph?.takeUnretainedValue()
     // NB: counted first: the release in `kill` runs deinitializers, which may move this node.
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations -= 1 }
     observers.kill(at: position, recyclingInto: recycler)

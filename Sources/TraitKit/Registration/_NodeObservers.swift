@@ -252,12 +252,6 @@ final class _NodeObservers {
     withSnapshot(slot) { ($0.uses, $0.storage != nil) }
   }
 
-  /// Whether snapshot `slot` is held (has uses and a storage).
-  func _snapshotHasUses(_ slot: Int32) -> Bool {
-    slot >= 0 && Int(slot) <= snapshotCount
-      && withSnapshot(slot) { $0.uses > 0 && $0.storage != nil }
-  }
-
   /// Whether snapshot `slot` holds `storage`; false for slot -1.
   @inline(__always) func snapshot(_ slot: Int32, holds storage: _Storage) -> Bool {
     guard slot >= 0, let snapshot = withSnapshot(slot, { $0.storage }) else { return false }
