@@ -1,5 +1,6 @@
-// TraitKit's two thread-local pointers: the running tracked closure's record, and the cell
-// through which a running update pass publishes `TraitCollection.current`.
+// TraitKit's thread-local state: the running tracked closure's record, the cell through which a
+// running update pass publishes `TraitCollection.current`, and the collection a tracked read
+// yields.
 //
 // Swift has no thread-local variables of its own, and `pthread_getspecific` costs a library
 // call on every tracked read. A C11 `_Thread_local` read through an inline accessor compiles to a
@@ -28,6 +29,10 @@ CTRAITKIT_SHARED_DEFINITION _Thread_local void *_Nullable ctraitkit_active_recor
 /// The cell of the update pass running on this thread (an unretained `_CurrentCell`), or NULL.
 CTRAITKIT_SHARED_DEFINITION _Thread_local void *_Nullable ctraitkit_current_cell = 0;
 
+/// The two words of the `TraitCollection` a tracked closure read last on this thread (an
+/// unretained storage and recorder), for `TraitNode.traitCollection` to yield in place.
+CTRAITKIT_SHARED_DEFINITION _Thread_local void *_Nullable ctraitkit_tracked_read[2] = {0, 0};
+
 static inline void *_Nullable ctraitkit_get_active_record(void) {
   return ctraitkit_active_record;
 }
@@ -42,6 +47,13 @@ static inline void *_Nullable ctraitkit_get_current_cell(void) {
 
 static inline void ctraitkit_set_current_cell(void *_Nullable cell) {
   ctraitkit_current_cell = cell;
+}
+
+/// Fills this thread's tracked-read cell and returns its address.
+static inline const void *ctraitkit_set_tracked_read(void *storage, void *recorder) {
+  ctraitkit_tracked_read[0] = storage;
+  ctraitkit_tracked_read[1] = recorder;
+  return ctraitkit_tracked_read;
 }
 
 #pragma clang assume_nonnull end

@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// Layout:
 ///
-///     header: count (slots in use), boxes (slots holding a box),
+///     header: collection (this storage's own collection, see `_collection`),
+///             count (slots in use), boxes (slots holding a box),
 ///             unknown (entries decoded with unknown identifiers, usually nil)
 ///     slots:  [_RawSlot] × count — slot i holds the trait with dense index i
 ///
@@ -33,8 +34,8 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   /// A buffer with `count` slots, each holding its trait's default slot.
   static func make(count: Int, minimumCapacity: Int) -> _Storage {
     allocations.wrappingAdd(1, ordering: .relaxed)
-    let buffer = _Storage.create(minimumCapacity: Swift.max(count, minimumCapacity)) { _ in
-      _StorageHeader(count: count, boxes: 0, unknown: nil)
+    let buffer = _Storage.create(minimumCapacity: Swift.max(count, minimumCapacity)) {
+      _StorageHeader(of: $0, count: count, boxes: 0, unknown: nil)
     }
     let storage = unsafeDowncast(buffer, to: _Storage.self)
     storage.withUnsafeMutablePointerToElements { slots in
@@ -56,6 +57,18 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   // of another module, so every access through it costs a dynamic exclusivity check, about 85
   // instructions and a thread-local lookup (traitkit-bench S4, S5, S9).
   @inline(__always) var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+
+  /// A collection of this storage, in the storage itself: the address
+  /// ``TraitNode/traitCollection`` yields, so that a client reads a trait from it in place,
+  /// without retaining the storage.
+  ///
+  /// Valid while the storage lives.
+  @inlinable @inline(__always)
+  var _collection: UnsafePointer<TraitCollection> {
+    withUnsafeMutablePointerToHeader {
+      UnsafeRawPointer($0).assumingMemoryBound(to: TraitCollection.self)
+    }
+  }
 
   /// The number of slots that hold a box.
   @inline(__always) var boxCount: Int { withUnsafeMutablePointerToHeader { $0.pointee.boxes } }
@@ -82,10 +95,11 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
         guard _SlotCoding<T.Value>.fitsInBits else { return T.defaultValue }
         return withUnsafeBytes(of: slots[index].bits) { $0.load(as: T.Value.self) }
       }
-      return unsafeDowncast(
-        Unmanaged<AnyObject>.fromOpaque(box).takeUnretainedValue(),
-        to: _Box<T.Value>.self
-      ).value
+      // NB: the box unretained (the storage holds it): a read then releases nothing, and a
+      // client may borrow the collection it reads in place (traitkit-bench S8).
+      return Unmanaged<AnyObject>.fromOpaque(box)._withUnsafeGuaranteedRef {
+        unsafeDowncast($0, to: _Box<T.Value>.self).value
+      }
     }
   }
 
@@ -145,8 +159,8 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
     let oldCount = count
     let resultCount = Swift.max(oldCount, newCount)
     _Storage.allocations.wrappingAdd(1, ordering: .relaxed)
-    let buffer = _Storage.create(minimumCapacity: resultCount) { _ in
-      _StorageHeader(count: resultCount, boxes: boxCount, unknown: unknown)
+    let buffer = _Storage.create(minimumCapacity: resultCount) {
+      _StorageHeader(of: $0, count: resultCount, boxes: boxCount, unknown: unknown)
     }
     let copy = unsafeDowncast(buffer, to: _Storage.self)
     withUnsafeMutablePointerToElements { source in
@@ -175,6 +189,7 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
         }
       }
       header.pointee = _StorageHeader(
+        of: self,
         count: resultCount,
         boxes: source.boxCount,
         unknown: source.unknown
@@ -228,12 +243,30 @@ struct _RawSlot {
 /// The header of a ``_Storage`` buffer.
 @usableFromInline
 struct _StorageHeader {
+  /// The words of a `TraitCollection` of this storage, with no recorder: the storage's address,
+  /// unretained (a storage holds no reference to itself), and zero.
+  ///
+  /// First, so that the header's address is the collection's (see `_Storage._collection`).
+  let collection: (storage: UnsafeRawPointer, recorder: UnsafeRawPointer?)
   /// The number of initialized slots.
   @usableFromInline var count: Int
   /// The number of slots that hold a box.
   var boxes: Int
   /// Encoded entries whose identifiers named no known trait, kept so that they are written back.
   var unknown: _UnknownTraitEntries?
+
+  init(
+    of storage: ManagedBuffer<_StorageHeader, _RawSlot>,
+    count: Int,
+    boxes: Int,
+    unknown: _UnknownTraitEntries?
+  ) {
+    // NB: the cell's layout is a TraitCollection's (checked in InPlaceReadTests).
+    collection = (UnsafeRawPointer(Unmanaged.passUnretained(storage).toOpaque()), nil)
+    self.count = count
+    self.boxes = boxes
+    self.unknown = unknown
+  }
 }
 
 extension _Storage {

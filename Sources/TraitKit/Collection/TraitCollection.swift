@@ -94,15 +94,36 @@ public struct TraitCollection: Sendable {
   /// ``TraitNode/withTraitTracking(slot:invalidation:_:)``), the read is also recorded.
   @inlinable @inline(__always)
   public subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
-    if _recorder != nil { return _recordedRead(T.self) }
-    return _storage.value(T.self, at: _TraitRegistry.index(of: T.self))
+    // NB: no call that may write memory uses the collection — the recorded read gets plain
+    // words, and the first read of a trait type, which registers it, needs no storage — so that
+    // a client borrows a node's collection in place, unretained (traitkit-bench S8).
+    if let recorder = _recorder {
+      return Self._recordedRead(T.self, of: Unmanaged.passUnretained(_storage), by: recorder)
+    }
+    guard let index = _TraitRegistry.registeredIndex(of: T.self) else {
+      return Self._firstRead(T.self)
+    }
+    return _storage.value(T.self, at: index)
+  }
+
+  /// A read of a trait type no collection holds yet, which registers it: its default value.
+  @inlinable @inline(never)
+  static func _firstRead<T: TraitDefinition>(_: T.Type) -> T.Value {
+    _ = _TraitRegistry.index(of: T.self)
+    return T.defaultValue
   }
 
   /// A read through a collection obtained inside a tracked closure: recorded, then read.
+  ///
+  /// - Precondition: the caller keeps `storage` alive.
   @inlinable @inline(never)
-  func _recordedRead<T: TraitDefinition>(_: T.Type) -> T.Value {
+  static func _recordedRead<T: TraitDefinition>(
+    _: T.Type,
+    of storage: Unmanaged<_Storage>,
+    by recorder: Unmanaged<_TraitReadRecorder>
+  ) -> T.Value {
     let index = _TraitRegistry.index(of: T.self)
-    if let recorder = _recorder { _TrackingRecord.recordRead(index, through: recorder) }
-    return _storage.value(T.self, at: index)
+    _TrackingRecord.recordRead(index, through: recorder)
+    return storage._withUnsafeGuaranteedRef { $0.value(T.self, at: index) }
   }
 }

@@ -24,18 +24,22 @@ enum _TraitRegistry {
   // specialized lookup: unspecialized, a read costs ~3x the floor (traitkit-bench S8).
   @inlinable @inline(__always)
   static func index<T: TraitDefinition>(of trait: T.Type) -> Int {
+    registeredIndex(of: trait) ?? register(trait)
+  }
+
+  /// The dense index of `trait`, if it is registered.
+  @inlinable @inline(__always)
+  static func registeredIndex<T: TraitDefinition>(of trait: T.Type) -> Int? {
     let key = UInt(bitPattern: ObjectIdentifier(trait))
-    if let table = UnsafePointer<UInt>(bitPattern: publishedTable()) {
-      let mask = Int(bitPattern: table[0])
-      var probe = slot(for: key, mask: mask)
-      while true {
-        let candidate = table[2 + 2 &* probe]
-        if candidate == key { return Int(bitPattern: table[3 + 2 &* probe]) }
-        if candidate == 0 { break }
-        probe = (probe &+ 1) & mask
-      }
+    guard let table = UnsafePointer<UInt>(bitPattern: publishedTable()) else { return nil }
+    let mask = Int(bitPattern: table[0])
+    var probe = slot(for: key, mask: mask)
+    while true {
+      let candidate = table[2 &+ 2 &* probe]
+      if candidate == key { return Int(bitPattern: table[3 &+ 2 &* probe]) }
+      if candidate == 0 { return nil }
+      probe = (probe &+ 1) & mask
     }
-    return register(trait)
   }
 
   /// The information on the trait with dense index `index`.

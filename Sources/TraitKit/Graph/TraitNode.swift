@@ -135,22 +135,33 @@ open class TraitNode: TraitEnvironment {
   ///
   /// Always current: it reflects every override and move made so far, before or after the update
   /// pass. Reading it costs one comparison while nothing has changed.
-  @inlinable @inline(__always)
+  @inlinable
   public final var traitCollection: TraitCollection {
-    // NB: the fast path calls nothing that may release, and the slow path is one call: a client
-    // then retains the node only on the slow path (traitkit-bench S8).
-    if _resolvedIsCurrent && !_isRecordingTraitReadsAnywhere() {
-      return TraitCollection(_storage: _resolvedRef.takeUnretainedValue())
+    // NB: an addressor, not a getter: a client that reads a trait from the result borrows the
+    // collection in place and retains nothing; a getter returns its result retained, two atomic
+    // operations on the storage per read (traitkit-bench S8). The fast path calls nothing that
+    // may release, and the slow path is one call: a client then retains the node only on the
+    // slow path.
+    @inline(__always) unsafeAddress {
+      if _resolvedIsCurrent && !_isRecordingTraitReadsAnywhere() {
+        return _resolvedRef._withUnsafeGuaranteedRef { $0._collection }
+      }
+      return _traitCollectionSlowPath()
     }
-    return _traitCollectionSlowPath()
   }
 
   /// `traitCollection` when the cache is stale, the node is detached, or a tracked closure runs.
+  ///
+  /// The address is the storage's own collection cell, which the tree keeps until its next
+  /// change, or, for a read a tracked closure records, this thread's tracked-read cell, valid
+  /// until the thread's next tracked read.
   @usableFromInline
-  final func _traitCollectionSlowPath() -> TraitCollection {
-    let storage = _resolvedStorage()
-    let recorder = _isRecordingTraitReadsAnywhere() ? _recorderForRead() : nil
-    return TraitCollection(_storage: storage, recorder: recorder)
+  final func _traitCollectionSlowPath() -> UnsafePointer<TraitCollection> {
+    let storage = _resolvedReference()
+    guard _isRecordingTraitReadsAnywhere(), let recorder = _recorderForRead() else {
+      return storage._withUnsafeGuaranteedRef { $0._collection }
+    }
+    return _ThreadLocals.trackedRead(storage, recorder: recorder)
   }
 
   /// Whether `_resolvedRef` is current: the node is in a graph whose epoch it was resolved at.
@@ -177,8 +188,14 @@ open class TraitNode: TraitEnvironment {
 
   /// The resolved storage, recomputed when something changed since the last read.
   @inline(__always) final func _resolvedStorage() -> _Storage {
+    _resolvedReference().takeUnretainedValue()
+  }
+
+  /// The resolved storage, recomputed when something changed since the last read, unretained:
+  /// the tree keeps it until its next change.
+  @inline(__always) final func _resolvedReference() -> Unmanaged<_Storage> {
     let epoch = _currentEpoch
-    if _resolvedEpoch == epoch { return _resolvedRef.takeUnretainedValue() }
+    if _resolvedEpoch == epoch { return _resolvedRef }
     return _revalidate(epoch: epoch)
   }
 
@@ -189,15 +206,15 @@ open class TraitNode: TraitEnvironment {
 
   /// Brings this node and its stale ancestors up to date, top-down, without recursion.
   @inline(never)
-  final func _revalidate(epoch: UInt64) -> _Storage {
+  final func _revalidate(epoch: UInt64) -> Unmanaged<_Storage> {
     guard let parent = _parentRef else {
       _refresh(inheriting: _baseReference, epoch: epoch)
-      return _resolvedRef.takeUnretainedValue()
+      return _resolvedRef
     }
     let parentState = parent._withUnsafeGuaranteedRef { ($0._resolvedEpoch, $0._resolvedRef) }
     if parentState.0 == epoch {
       _refresh(inheriting: parentState.1, epoch: epoch)
-      return _resolvedRef.takeUnretainedValue()
+      return _resolvedRef
     }
     // NB: the stale ancestors are collected on the native stack when there are few (a pass
     // revalidates each observing node it visits, usually a few levels below a current ancestor),
@@ -233,7 +250,7 @@ open class TraitNode: TraitEnvironment {
         buffer[position]._withUnsafeGuaranteedRef { $0._refresh(fromParentAt: epoch) }
       }
     }
-    return _resolvedRef.takeUnretainedValue()
+    return _resolvedRef
   }
 
   /// Recomputes `_resolvedRef` from the parent's (current) collection, or from the base traits.

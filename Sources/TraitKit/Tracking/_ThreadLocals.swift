@@ -11,6 +11,19 @@ enum _ThreadLocals {
     @inline(__always) set { ctraitkit_set_active_record(newValue) }
   }
 
+  /// Stores a collection of `storage` whose reads `recorder` records in this thread's
+  /// tracked-read cell, unretained, and returns the cell's address: valid until the thread's
+  /// next tracked read.
+  static func trackedRead(
+    _ storage: Unmanaged<_Storage>,
+    recorder: Unmanaged<_TraitReadRecorder>
+  ) -> UnsafePointer<TraitCollection> {
+    ctraitkit_set_tracked_read(
+      storage.toOpaque(),
+      recorder.toOpaque()
+    ).assumingMemoryBound(to: TraitCollection.self)
+  }
+
   /// The cell of the update pass running on this thread (unretained), or nil.
   static var currentCell: UnsafeMutableRawPointer? {
     @inline(__always) get { ctraitkit_get_current_cell() }

@@ -1,0 +1,95 @@
+import Testing
+
+@testable import TraitKit
+
+// `TraitNode.traitCollection` is an addressor: a read such as `node.traitCollection[T.self]`
+// borrows the collection in place, from a cell in the storage itself or, for a read a tracked
+// closure records, from a per-thread cell. These tests hold the cells to their contract.
+
+/// A trait that nothing else in the test process reads, writes or observes.
+private struct IPFirstReadTrait: TraitDefinition {
+  static let defaultValue = 41
+}
+
+@Suite("Reading a node's collection in place")
+struct InPlaceReadTests {
+  @Test("a storage holds a collection of itself, laid out as a TraitCollection")
+  func storageHoldsItsOwnCollection() {
+    #expect(
+      MemoryLayout<(storage: UnsafeRawPointer, recorder: UnsafeRawPointer?)>.size
+        == MemoryLayout<TraitCollection>.size
+    )
+    #expect(
+      MemoryLayout<(storage: UnsafeRawPointer, recorder: UnsafeRawPointer?)>.alignment
+        == MemoryLayout<TraitCollection>.alignment
+    )
+    let made = _Storage.make(count: 2, minimumCapacity: 4)
+    let copied = made.copy(count: 3)
+    for storage in [made, copied, _Storage.empty] {
+      let cell = storage._collection.pointee
+      #expect(cell._storage === storage)
+      #expect(cell._recorder == nil)
+    }
+    copied.reinitialize(from: made, count: 1)
+    #expect(copied._collection.pointee._storage === copied)
+  }
+
+  @Test("a collection taken from a node keeps its values after the node changes")
+  func takenCollectionOutlivesChanges() {
+    let graph = TraitGraph()
+    let node = TraitNode()
+    graph.root.addTraitChild(node)
+    node.traitOverrides[VTCountTrait.self] = 1
+    let taken = node.traitCollection
+
+    node.traitOverrides[VTCountTrait.self] = 2
+    graph.root.traitOverrides[VTLabelTrait.self] = "changed"
+    graph.updateTraitsIfNeeded()
+    node.removeFromTraitParent()
+
+    #expect(taken[VTCountTrait.self] == 1)
+    #expect(taken[VTLabelTrait.self] == "")
+    #expect(node.traitCollection[VTCountTrait.self] == 2)
+    #expect(node.traitCollection[VTLabelTrait.self] == "")
+  }
+
+  @Test("collections taken from two nodes in one tracked closure each record against their node")
+  func trackedCollectionsKeepTheirRecorders() {
+    let graph = TraitGraph()
+    let first = TraitNode()
+    let second = TraitNode()
+    graph.root.addTraitChild(first)
+    graph.root.addTraitChild(second)
+    var invalidations = 0
+    first.withTraitTracking(
+      slot: .layout,
+      invalidation: { _ in invalidations += 1 },
+      {
+        let fromFirst = first.traitCollection
+        let fromSecond = second.traitCollection
+        _ = fromFirst[VTCountTrait.self]
+        _ = fromSecond[VTLabelTrait.self]
+      }
+    )
+
+    // Neither read was recorded against the other node.
+    first.traitOverrides[VTLabelTrait.self] = "first"
+    second.traitOverrides[VTCountTrait.self] = 1
+    graph.updateTraitsIfNeeded()
+    #expect(invalidations == 0)
+
+    second.traitOverrides[VTLabelTrait.self] = "second"
+    graph.updateTraitsIfNeeded()
+    #expect(invalidations == 1)
+  }
+
+  @Test("the first read of a trait type finds its default and registers the type")
+  func firstReadRegisters() {
+    #expect(_TraitRegistry.registeredIndex(of: IPFirstReadTrait.self) == nil)
+    let node = TraitNode()
+
+    #expect(node.traitCollection[IPFirstReadTrait.self] == 41)
+    #expect(_TraitRegistry.registeredIndex(of: IPFirstReadTrait.self) != nil)
+    #expect(node.traitCollection[IPFirstReadTrait.self] == 41)
+  }
+}
