@@ -115,15 +115,18 @@ public struct TraitCollection: Sendable {
 
   /// A read through a collection obtained inside a tracked closure: recorded, then read.
   ///
-  /// - Precondition: the caller keeps `storage` alive.
+  /// - Precondition: `storage` is alive when the call begins.
   @inlinable @inline(never)
   static func _recordedRead<T: TraitDefinition>(
     _: T.Type,
     of storage: Unmanaged<_Storage>,
     by recorder: Unmanaged<_TraitReadRecorder>
   ) -> T.Value {
+    // NB: retained: registering a type runs its witnesses, user code that may change the tree,
+    // and the caller may have borrowed the collection in place.
+    let storage = storage.takeUnretainedValue()
     let index = _TraitRegistry.index(of: T.self)
     _TrackingRecord.recordRead(index, through: recorder)
-    return storage._withUnsafeGuaranteedRef { $0.value(T.self, at: index) }
+    return storage.value(T.self, at: index)
   }
 }

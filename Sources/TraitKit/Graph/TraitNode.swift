@@ -141,7 +141,9 @@ open class TraitNode: TraitEnvironment {
     // collection in place and retains nothing; a getter returns its result retained, two atomic
     // operations on the storage per read (traitkit-bench S8). The fast path calls nothing that
     // may release, and the slow path is one call: a client then retains the node only on the
-    // slow path.
+    // slow path. A tracked read's cell is one per thread: this relies on the compiler copying
+    // a value out of an addressor before it evaluates anything else, as it does for any value
+    // it cannot prove unchanged (InPlaceReadLifetimeTests checks two reads in one expression).
     @inline(__always) unsafeAddress {
       if _resolvedIsCurrent && !_isRecordingTraitReadsAnywhere() {
         return _resolvedRef._withUnsafeGuaranteedRef { $0._collection }
@@ -157,11 +159,17 @@ open class TraitNode: TraitEnvironment {
   /// until the thread's next tracked read.
   @usableFromInline
   final func _traitCollectionSlowPath() -> UnsafePointer<TraitCollection> {
-    let storage = _resolvedReference()
-    guard _isRecordingTraitReadsAnywhere(), let recorder = _recorderForRead() else {
-      return storage._withUnsafeGuaranteedRef { $0._collection }
+    while true {
+      let storage = _resolvedReference()
+      guard _isRecordingTraitReadsAnywhere(), let recorder = _recorderForRead() else {
+        return storage._withUnsafeGuaranteedRef { $0._collection }
+      }
+      // NB: `_recorderForRead` may release a recorder's old baseline, whose values'
+      // deinitializers may change the tree: yield the storage only if it is still current.
+      if _resolvedRef.toOpaque() == storage.toOpaque() && _resolvedEpoch == _currentEpoch {
+        return _ThreadLocals.trackedRead(storage, recorder: recorder)
+      }
     }
-    return _ThreadLocals.trackedRead(storage, recorder: recorder)
   }
 
   /// Whether `_resolvedRef` is current: the node is in a graph whose epoch it was resolved at.
@@ -194,9 +202,14 @@ open class TraitNode: TraitEnvironment {
   /// The resolved storage, recomputed when something changed since the last read, unretained:
   /// the tree keeps it until its next change.
   @inline(__always) final func _resolvedReference() -> Unmanaged<_Storage> {
-    let epoch = _currentEpoch
-    if _resolvedEpoch == epoch { return _resolvedRef }
-    return _revalidate(epoch: epoch)
+    var epoch = _currentEpoch
+    // NB: a refresh releases what it replaces, which may run a value's deinitializer that
+    // changes the tree: revalidate until the node is current.
+    while _resolvedEpoch != epoch {
+      _revalidate(epoch: epoch)
+      epoch = _currentEpoch
+    }
+    return _resolvedRef
   }
 
   @inline(__always) final var _currentEpoch: UInt64 {
@@ -206,15 +219,15 @@ open class TraitNode: TraitEnvironment {
 
   /// Brings this node and its stale ancestors up to date, top-down, without recursion.
   @inline(never)
-  final func _revalidate(epoch: UInt64) -> Unmanaged<_Storage> {
+  final func _revalidate(epoch: UInt64) {
     guard let parent = _parentRef else {
       _refresh(inheriting: _baseReference, epoch: epoch)
-      return _resolvedRef
+      return
     }
     let parentState = parent._withUnsafeGuaranteedRef { ($0._resolvedEpoch, $0._resolvedRef) }
     if parentState.0 == epoch {
       _refresh(inheriting: parentState.1, epoch: epoch)
-      return _resolvedRef
+      return
     }
     // NB: the stale ancestors are collected on the native stack when there are few (a pass
     // revalidates each observing node it visits, usually a few levels below a current ancestor),
@@ -250,7 +263,6 @@ open class TraitNode: TraitEnvironment {
         buffer[position]._withUnsafeGuaranteedRef { $0._refresh(fromParentAt: epoch) }
       }
     }
-    return _resolvedRef
   }
 
   /// Recomputes `_resolvedRef` from the parent's (current) collection, or from the base traits.
