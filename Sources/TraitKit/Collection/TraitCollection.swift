@@ -122,11 +122,15 @@ public struct TraitCollection: Sendable {
     of storage: Unmanaged<_Storage>,
     by recorder: Unmanaged<_TraitReadRecorder>
   ) -> T.Value {
-    // NB: retained: registering a type runs its witnesses, user code that may change the tree,
-    // and the caller may have borrowed the collection in place.
-    let storage = storage.takeUnretainedValue()
-    let index = _TraitRegistry.index(of: T.self)
+    // NB: registering a type runs its witnesses, user code that may change the tree and free
+    // `storage`, which the caller may have borrowed in place. A type read for the first time has
+    // no value in any collection, so that read does not touch `storage`; recording runs no
+    // user code (traitkit-bench S7).
+    guard let index = _TraitRegistry.registeredIndex(of: T.self) else {
+      _TrackingRecord.recordRead(_TraitRegistry.index(of: T.self), through: recorder)
+      return T.defaultValue
+    }
     _TrackingRecord.recordRead(index, through: recorder)
-    return storage.value(T.self, at: index)
+    return storage._withUnsafeGuaranteedRef { $0.value(T.self, at: index) }
   }
 }
