@@ -25,7 +25,7 @@ struct _TraitMutations: MutableTraits {
   var storage: _Storage
 
   subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
-    get { storage.value(T.self, at: _TraitRegistry.index(of: T.self)) }
+    get { storage.value(T.self, entry: _TraitRegistry.entry(of: T.self)) }
     set { Self.write(newValue, for: T.self, into: &storage) }
   }
 
@@ -35,7 +35,8 @@ struct _TraitMutations: MutableTraits {
     for trait: T.Type,
     into storage: inout _Storage
   ) {
-    let index = _TraitRegistry.index(of: T.self)
+    let entry = _TraitRegistry.entry(of: T.self)
+    let index = entry & ~_TraitRegistry.boxedFlag
     if storage.hasUnknown {
       // Any write under an identifier that decoding kept as unknown replaces the kept entry,
       // even a write of the value the collection already reads (the default).
@@ -46,7 +47,7 @@ struct _TraitMutations: MutableTraits {
         if storage.unknown?.entries.isEmpty == true { storage.unknown = nil }
       }
     }
-    if T.valuesEqual(storage.value(T.self, at: index), value) { return }
+    if T.valuesEqual(storage.value(T.self, entry: entry), value) { return }
     let info = _TraitRegistry.info(at: index)
     let slot =
       T.valuesEqual(value, T.defaultValue)

@@ -20,7 +20,7 @@ extension TraitCollection {
           !storage.hasIdenticalSlot(at: index, as: source)
         else { continue }
         _Storage.makeUnique(&storage, count: index + 1)
-        storage.store(source.slot(at: index), at: index)
+        storage.copySlot(at: index, from: source)
       }
       if let unknown = source.unknown {
         _Storage.makeUnique(&storage, count: 0)

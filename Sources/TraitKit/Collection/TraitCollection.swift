@@ -100,10 +100,10 @@ public struct TraitCollection: Sendable {
     if let recorder = _recorder {
       return Self._recordedRead(T.self, of: Unmanaged.passUnretained(_storage), by: recorder)
     }
-    guard let index = _TraitRegistry.registeredIndex(of: T.self) else {
+    guard let entry = _TraitRegistry.registeredEntry(of: T.self) else {
       return Self._firstRead(T.self)
     }
-    return _storage.value(T.self, at: index)
+    return _storage.value(T.self, entry: entry)
   }
 
   /// A read of a trait type no collection holds yet, which registers it: its default value.
@@ -126,11 +126,11 @@ public struct TraitCollection: Sendable {
     // `storage`, which the caller may have borrowed in place. A type read for the first time has
     // no value in any collection, so that read does not touch `storage`; recording runs no
     // user code (traitkit-bench S7).
-    guard let index = _TraitRegistry.registeredIndex(of: T.self) else {
+    guard let entry = _TraitRegistry.registeredEntry(of: T.self) else {
       _TrackingRecord.recordRead(_TraitRegistry.index(of: T.self), through: recorder)
       return T.defaultValue
     }
-    _TrackingRecord.recordRead(index, through: recorder)
-    return storage._withUnsafeGuaranteedRef { $0.value(T.self, at: index) }
+    _TrackingRecord.recordRead(entry & ~_TraitRegistry.boxedFlag, through: recorder)
+    return storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry) }
   }
 }

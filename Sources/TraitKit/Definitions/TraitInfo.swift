@@ -71,6 +71,10 @@ final class _TraitInfo: Sendable {
   /// The slot that holds the default value.
   var defaultSlot: _Slot { _Slot(bits: defaultBits) }
 
+  /// The default slot as a storage holds it (see `_RawSlot`): its bits, or 0 (no box) for a
+  /// trait whose values are boxed.
+  var defaultWord: UInt64 { isInline ? defaultBits : 0 }
+
   private static func hasher<T: TraitDefinition, H: Hashable & SendableMetatype>(
     for trait: T.Type,
     _: H.Type

@@ -9,14 +9,16 @@ import Synchronization
 ///
 /// Layout of a published table (all words are `UInt`):
 ///
-///     [mask] [count] [key₀ index₀] … [key_mask index_mask] [info₀] … [info_count-1]
-///     [default₀] … [default_count-1]
+///     [mask] [count] [key₀ entry₀] … [key_mask entry_mask] [info₀] … [info_count-1]
+///     [default₀] … [default_count-1] [boxed₀] … [boxed_count-1]
 ///
-/// where a key is a metatype's address (0 marks an empty slot), an info is an unretained
-/// `_TraitInfo` pointer ordered by index, and a default is the bits of the trait's default slot
-/// (0 for a boxed trait, whose default slot holds no box). Tables are never freed: each one stays reachable from
-/// the registry's state, so readers never race a free. A process uses a few dozen trait types,
-/// and the tables of n types take O(n²) words in all.
+/// where a key is a metatype's address (0 marks an empty slot), an entry is the trait's index
+/// with `boxedFlag` set when its values are boxed, an info is an unretained `_TraitInfo` pointer
+/// ordered by index, a default is the trait's default slot as stored (0 for a boxed trait, whose
+/// default slot holds no box), and a boxed word is 1 for a boxed trait, else 0. Tables are
+/// never freed: each one stays reachable from the registry's state, so readers never race a
+/// free. A process uses a few dozen trait types, and the tables of n types take O(n²) words in
+/// all.
 @usableFromInline
 enum _TraitRegistry {
   /// The dense index of `trait`, registering it on first use.
@@ -27,9 +29,29 @@ enum _TraitRegistry {
     registeredIndex(of: trait) ?? register(trait)
   }
 
+  /// The entry of `trait` (see ``registeredEntry(of:)``), registering it on first use.
+  @inlinable @inline(__always)
+  static func entry<T: TraitDefinition>(of trait: T.Type) -> Int {
+    registeredEntry(of: trait) ?? registerEntry(trait)
+  }
+
+  /// Registers `trait` and returns its entry.
+  @usableFromInline
+  static func registerEntry<T: TraitDefinition>(_ trait: T.Type) -> Int {
+    let index = register(trait)
+    return isBoxed(index) ? index | boxedFlag : index
+  }
+
   /// The dense index of `trait`, if it is registered.
   @inlinable @inline(__always)
   static func registeredIndex<T: TraitDefinition>(of trait: T.Type) -> Int? {
+    registeredEntry(of: trait).map { $0 & ~boxedFlag }
+  }
+
+  /// The entry of `trait`, if it is registered: its dense index, with ``boxedFlag`` set when
+  /// its values are stored boxed, so that a read learns both from one load.
+  @inlinable @inline(__always)
+  static func registeredEntry<T: TraitDefinition>(of trait: T.Type) -> Int? {
     let key = UInt(bitPattern: ObjectIdentifier(trait))
     guard let table = UnsafePointer<UInt>(bitPattern: publishedTable()) else { return nil }
     let mask = Int(bitPattern: table[0])
@@ -41,6 +63,10 @@ enum _TraitRegistry {
       probe = (probe &+ 1) & mask
     }
   }
+
+  /// The bit of an entry (see ``registeredEntry(of:)``) that says the trait's values are boxed.
+  @inlinable @inline(__always)
+  static var boxedFlag: Int { 1 << 62 }
 
   /// The information on the trait with dense index `index`.
   ///
@@ -59,7 +85,8 @@ enum _TraitRegistry {
     return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: infos[index])!)
   }
 
-  /// The default slots' bits of the traits with dense indices `range`, in order.
+  /// The stored default slots (see `_RawSlot`) of the traits with dense indices `range`, in
+  /// order.
   ///
   /// - Precondition: every index in `range` is registered.
   static func defaultBits(_ range: Range<Int>) -> UnsafeBufferPointer<UInt64> {
@@ -69,6 +96,24 @@ enum _TraitRegistry {
     let defaults = UnsafeRawPointer(table + 2 + 2 * (mask + 1) + count)
       .assumingMemoryBound(to: UInt64.self)
     return UnsafeBufferPointer(start: defaults + range.lowerBound, count: range.count)
+  }
+
+  /// Whether the trait with dense index `index` stores its values boxed (see `_RawSlot`).
+  ///
+  /// - Precondition: `index` was returned by ``index(of:)``.
+  static func isBoxed(_ index: Int) -> Bool {
+    boxedFlags(index..<index + 1)[0] != 0
+  }
+
+  /// For the traits with dense indices `range`, in order: 1 where values are boxed, else 0.
+  ///
+  /// - Precondition: every index in `range` is registered.
+  static func boxedFlags(_ range: Range<Int>) -> UnsafeBufferPointer<UInt> {
+    let table = currentTable()
+    let mask = Int(bitPattern: table[0])
+    let count = Int(bitPattern: table[1])
+    let flags = table + 2 + 2 * (mask + 1) + 2 * count
+    return UnsafeBufferPointer(start: flags + range.lowerBound, count: range.count)
   }
 
   /// The trait registered under `identifier`, if any.
@@ -154,7 +199,7 @@ private struct _RegistryState: ~Copyable {
     var capacity = 16
     while capacity < infos.count * 2 { capacity *= 2 }
     let mask = capacity - 1
-    let words = 2 + 2 * capacity + 2 * infos.count
+    let words = 2 + 2 * capacity + 3 * infos.count
     let table = UnsafeMutablePointer<UInt>.allocate(capacity: words)
     table.initialize(repeating: 0, count: words)
     table[0] = UInt(bitPattern: mask)
@@ -163,13 +208,15 @@ private struct _RegistryState: ~Copyable {
       var probe = _TraitRegistry.slot(for: key, mask: mask)
       while table[2 + 2 * probe] != 0 { probe = (probe + 1) & mask }
       table[2 + 2 * probe] = key
-      table[3 + 2 * probe] = UInt(bitPattern: index)
+      let flag = infos[index].isInline ? 0 : _TraitRegistry.boxedFlag
+      table[3 + 2 * probe] = UInt(bitPattern: index | flag)
     }
     for info in infos {
       table[2 + 2 * capacity + info.index] = UInt(
         bitPattern: Unmanaged.passUnretained(info).toOpaque()
       )
-      table[2 + 2 * capacity + infos.count + info.index] = UInt(info.defaultBits)
+      table[2 + 2 * capacity + infos.count + info.index] = UInt(info.defaultWord)
+      table[2 + 2 * capacity + 2 * infos.count + info.index] = info.isInline ? 0 : 1
     }
     tables.append(table)
     _TraitRegistry.published.store(UInt(bitPattern: table), ordering: .releasing)

@@ -52,8 +52,9 @@ public struct TraitOverrides: MutableTraits {
   /// - Parameter trait: The trait to look up.
   /// - Returns: The overriding value, or `nil`.
   public func value<T: TraitDefinition>(for trait: T.Type) -> T.Value? {
-    let index = _TraitRegistry.index(of: T.self)
-    return _specified.contains(index) ? _storage.value(T.self, at: index) : nil
+    let entry = _TraitRegistry.entry(of: T.self)
+    return _specified.contains(entry & ~_TraitRegistry.boxedFlag)
+      ? _storage.value(T.self, entry: entry) : nil
   }
 
   /// The override of `trait`.
@@ -73,8 +74,9 @@ public struct TraitOverrides: MutableTraits {
     // comparison in the client, as cheap as the floor's (traitkit-bench S4 mode=1).
     @inlinable
     set {
-      let index = _TraitRegistry.index(of: T.self)
-      if _specified.contains(index), T.valuesEqual(_storage.value(T.self, at: index), newValue) {
+      let entry = _TraitRegistry.entry(of: T.self)
+      let index = entry & ~_TraitRegistry.boxedFlag
+      if _specified.contains(index), T.valuesEqual(_storage.value(T.self, entry: entry), newValue) {
         return
       }
       _set(newValue, for: T.self, at: index)
@@ -105,7 +107,7 @@ public struct TraitOverrides: MutableTraits {
         }
         copied = true
       }
-      result.store(_storage.slot(at: index), at: index)
+      result.copySlot(at: index, from: _storage)
     }
     return result
   }
