@@ -90,14 +90,17 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   /// `_TraitRegistry.registeredEntry(of:)`).
   @inlinable @inline(__always)
   func value<T: TraitDefinition>(_: T.Type, entry: Int) -> T.Value {
-    let index = entry & ~_TraitRegistry.boxedFlag
-    return withUnsafeMutablePointers { header, slots in
-      guard index < header.pointee.count else { return T.defaultValue }
-      let word = slots[index].word
-      if _SlotCoding<T.Value>.fitsInBits && entry & _TraitRegistry.boxedFlag == 0 {
-        return withUnsafeBytes(of: word) { $0.load(as: T.Value.self) }
+    withUnsafeMutablePointers { header, slots in
+      // NB: an unboxed trait's entry is its index, and a boxed trait's is never below `count`:
+      // one comparison bounds the index and tells the kinds apart (traitkit-bench S8).
+      if _SlotCoding<T.Value>.fitsInBits && entry < header.pointee.count {
+        return withUnsafeBytes(of: slots[entry].word) { $0.load(as: T.Value.self) }
       }
-      guard let box = UnsafeRawPointer(bitPattern: UInt(word)) else { return T.defaultValue }
+      let index = entry & ~_TraitRegistry.boxedFlag
+      guard index < header.pointee.count else { return T.defaultValue }
+      guard let box = UnsafeRawPointer(bitPattern: UInt(slots[index].word)) else {
+        return T.defaultValue
+      }
       // NB: the box unretained (the storage holds it): a read then releases nothing, and a
       // client may borrow the collection it reads in place (traitkit-bench S8).
       return Unmanaged<AnyObject>.fromOpaque(box)._withUnsafeGuaranteedRef {
