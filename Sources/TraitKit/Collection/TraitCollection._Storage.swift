@@ -135,7 +135,7 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   @inline(__always) func rawSlot(at index: Int) -> _RawSlot {
     withUnsafeMutablePointers { header, slots in
       index < header.pointee.count
-        ? slots[index] : _RawSlot(word: _TraitRegistry.defaultBits(index..<index + 1)[0])
+        ? slots[index] : _RawSlot(word: _TraitRegistry.defaultWords(index..<index + 1)[0])
     }
   }
 
@@ -278,8 +278,8 @@ struct _RawSlot {
   /// Initializes `slots[indices]` with the default slots of those traits.
   static func initializeDefaults(_ slots: UnsafeMutablePointer<_RawSlot>, indices: Range<Int>) {
     guard !indices.isEmpty else { return }
-    for (offset, bits) in _TraitRegistry.defaultBits(indices).enumerated() {
-      (slots + indices.lowerBound + offset).initialize(to: _RawSlot(word: bits))
+    for (offset, word) in _TraitRegistry.defaultWords(indices).enumerated() {
+      (slots + indices.lowerBound + offset).initialize(to: _RawSlot(word: word))
     }
   }
 

@@ -64,9 +64,10 @@ enum _TraitRegistry {
     }
   }
 
-  /// The bit of an entry (see ``registeredEntry(of:)``) that says the trait's values are boxed.
+  /// The bit of an entry (see ``registeredEntry(of:)``) that says the trait's values are boxed:
+  /// the highest bit short of the sign, so that a boxed trait's entry is above any index.
   @inlinable @inline(__always)
-  static var boxedFlag: Int { 1 << 62 }
+  static var boxedFlag: Int { 1 << (Int.bitWidth - 2) }
 
   /// The information on the trait with dense index `index`.
   ///
@@ -89,7 +90,7 @@ enum _TraitRegistry {
   /// order.
   ///
   /// - Precondition: every index in `range` is registered.
-  static func defaultBits(_ range: Range<Int>) -> UnsafeBufferPointer<UInt64> {
+  static func defaultWords(_ range: Range<Int>) -> UnsafeBufferPointer<UInt64> {
     let table = currentTable()
     let mask = Int(bitPattern: table[0])
     let count = Int(bitPattern: table[1])
