@@ -15,7 +15,7 @@ extension TraitCollection: Codable {
       let info = _TraitRegistry.info(at: index)
       guard let coding = info.coding else { continue }
       try coding.encode(
-        _storage.slot(at: index),
+        _storage.slot(at: index, info: info),
         &container,
         _TraitCodingKey(stringValue: info.identifier)
       )

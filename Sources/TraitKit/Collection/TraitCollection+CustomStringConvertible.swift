@@ -5,7 +5,7 @@ extension TraitCollection: CustomStringConvertible {
   public var description: String {
     let entries = _storage.presentIndices().map { index in
       let info = _TraitRegistry.info(at: index)
-      return "\(info.name) = \(info.describeSlot(_storage.slot(at: index)))"
+      return "\(info.name) = \(info.describeSlot(_storage.slot(at: index, info: info)))"
     }
     let unknown = _storage.unknown.map { ["\($0.entries.count) unknown encoded trait(s)"] }
     return "TraitCollection(\((entries + (unknown ?? [])).joined(separator: "; ")))"

@@ -24,7 +24,7 @@ extension TraitCollection: Hashable {
       guard _storage.isPresent(at: index, info: info) else { continue }
       present += 1
       hasher.combine(index)
-      info.hashSlot?(_storage.slot(at: index), &hasher)
+      info.hashSlot?(_storage.slot(at: index, info: info), &hasher)
     }
     hasher.combine(present)
     if let unknown = _storage.unknown { hasher.combine(unknown) }

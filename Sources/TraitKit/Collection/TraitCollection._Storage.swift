@@ -109,17 +109,16 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
     }
   }
 
-  /// The slot at `index`, or the trait's default slot beyond `count`.
-  func slot(at index: Int) -> _Slot {
+  /// The slot at `index`, whose trait `info` describes, or the trait's default slot beyond
+  /// `count`.
+  func slot(at index: Int, info: _TraitInfo) -> _Slot {
     withUnsafeMutablePointers { header, slots in
-      guard index < header.pointee.count else { return _TraitRegistry.info(at: index).defaultSlot }
+      guard index < header.pointee.count else { return info.defaultSlot }
       let word = slots[index].word
-      guard _TraitRegistry.isBoxed(index) else { return _Slot(bits: word) }
-      guard let box = UnsafeRawPointer(bitPattern: UInt(word)) else {
-        // No box: the default slot, whose bits hold the default of a plain-data value that is
-        // boxed because it is not `Equatable`.
-        return _TraitRegistry.infoReference(at: index)._withUnsafeGuaranteedRef { $0.defaultSlot }
-      }
+      guard !info.isInline else { return _Slot(bits: word) }
+      // No box: the default slot, whose bits hold the default of a plain-data value that is
+      // boxed because it is not `Equatable`.
+      guard let box = UnsafeRawPointer(bitPattern: UInt(word)) else { return info.defaultSlot }
       return _Slot(box: Unmanaged<AnyObject>.fromOpaque(box).takeUnretainedValue())
     }
   }
@@ -144,8 +143,8 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
     if hasIdenticalSlot(at: index, as: other) { return true }
     // NB: the info unretained (the registry never frees one): a pass compares slots per
     // observing node (traitkit-bench S2).
-    return _TraitRegistry.infoReference(at: index)._withUnsafeGuaranteedRef {
-      $0.slotsEqual(slot(at: index), other.slot(at: index))
+    return _TraitRegistry.infoReference(at: index)._withUnsafeGuaranteedRef { info in
+      info.slotsEqual(slot(at: index, info: info), other.slot(at: index, info: info))
     }
   }
 

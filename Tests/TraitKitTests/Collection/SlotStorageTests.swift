@@ -46,9 +46,7 @@ struct SlotStorageTests {
   func boxedPlainDataReadsItsDefault() {
     let index = _TraitRegistry.index(of: SSMarkTrait.self)
     #expect(_TraitRegistry.isBoxed(index))
-    let graph = TraitGraph()
-    let node = TraitNode()
-    graph.root.addTraitChild(node)
+    let (graph, node) = makeGraphWithChild()
 
     #expect(TraitCollection()[SSMarkTrait.self].line == 7)
     #expect(node.traitCollection[SSMarkTrait.self].column == 3)
@@ -67,6 +65,7 @@ struct SlotStorageTests {
     }
     #expect(modified[SSMarkTrait.self].line == 5)
     #expect(modified.modifyingTraits { $0[SSCountTrait.self] = 1 }[SSMarkTrait.self].column == 6)
+    #expect(node._graph === graph)
   }
 
   @Test("a boxed value lives while any copy of its collection does, and is freed once")
@@ -91,9 +90,7 @@ struct SlotStorageTests {
 
     // A node's override replaced twice, then the node gone: each value freed once.
     do {
-      let graph = TraitGraph()
-      let node = TraitNode()
-      graph.root.addTraitChild(node)
+      let (graph, node) = makeGraphWithChild()
       node.traitOverrides[SSTrackedTrait.self] = SSTracked(2)
       _ = node.traitCollection[SSTrackedTrait.self]
       node.traitOverrides[SSTrackedTrait.self] = SSTracked(3)

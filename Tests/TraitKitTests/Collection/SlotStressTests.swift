@@ -137,24 +137,12 @@ private func freshRefs<Tag>(_: Tag.Type, depth: Int) -> [RVRef] {
   ]
 }
 
-private struct RVRandom {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
-
 /// A model entry: the value read, and whether it is set (present).
 private typealias Model = [Int: MV]  // ref position -> non-default value (present)
 
 @Suite("Slot storage under random walks", .serialized)
 struct SlotStressTests {
-  private func randomValue(_ ref: RVRef, _ r: inout RVRandom, _ nextID: inout Int) -> MV {
+  private func randomValue(_ ref: RVRef, _ r: inout RMRandom, _ nextID: inout Int) -> MV {
     let useDefault = r.below(4) == 0
     switch ref.defaultMV {
     case .int(let d): return .int(useDefault ? d : r.below(6))
@@ -202,7 +190,7 @@ struct SlotStressTests {
       makeStrRef(RVStrTrait.self),
     ]
     let seed: UInt64 = 0x1234
-    var r = RVRandom(state: seed)
+    var r = RMRandom(seed: seed)
     var nextID = 0
     do {
       var pool: [(TraitCollection, Model)] = [(TraitCollection(), [:])]
@@ -296,7 +284,7 @@ struct SlotStressTests {
       makeStrRef(RVStrTrait.self),
     ]
     let seed: UInt64 = 0xBEEF
-    var r = RVRandom(state: seed)
+    var r = RMRandom(seed: seed)
     var nextID = 100_000
     do {
       let graph = TraitGraph()
@@ -387,7 +375,7 @@ struct SlotStressTests {
       }
       for t in 0..<3 {
         group.addTask {
-          var r = RVRandom(state: UInt64(t + 7))
+          var r = RMRandom(seed: UInt64(t + 7))
           var id = 1_000_000 * (t + 1)
           var refs = [
             makeMarkRef(RVMarkTrait.self), makeObjRef(RVObjTrait.self), makeStrRef(RVStrTrait.self),

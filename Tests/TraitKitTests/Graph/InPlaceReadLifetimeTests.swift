@@ -51,9 +51,7 @@ private func tracked(_ node: TraitNode, _ body: () -> Void) {
 struct InPlaceReadLifetimeTests {
   @Test("a tracked read survives a replaced baseline whose value's deinitializer changes the tree")
   func trackedReadSurvivesBaselineDeinit() {
-    let graph = TraitGraph()
-    let node = TraitNode()
-    graph.root.addTraitChild(node)
+    let (graph, node) = makeGraphWithChild()
     // As payload 1 goes, it changes the node, reads it (which lets go of its collection) and runs
     // a pass.
     node.traitOverrides[LTPayloadTrait.self] = LTPayload(1) { [unowned node, unowned graph] in
@@ -77,9 +75,7 @@ struct InPlaceReadLifetimeTests {
 
   @Test("a tracked first read of a trait type survives its registration changing the tree")
   func trackedFirstReadSurvivesRegistrationCode() {
-    let graph = TraitGraph()
-    let node = TraitNode()
-    graph.root.addTraitChild(node)
+    let (graph, node) = makeGraphWithChild()
     node.traitOverrides[LTPayloadTrait.self] = LTPayload(1)
     LTHookTrait.hook = { [unowned node] in
       // The node lets go of the collection that the read below reads.
@@ -98,6 +94,7 @@ struct InPlaceReadLifetimeTests {
 
     #expect(seen == 7)
     #expect(node.traitCollection[LTPayloadTrait.self]?.id == 2)
+    #expect(node._graph === graph)
   }
 
   @Test("a read survives the release of its node's collection changing the parent")
@@ -160,9 +157,7 @@ struct InPlaceReadLifetimeTests {
 
   @Test("a collection kept from a tracked closure reads its own values after the node changes")
   func trackedCollectionOutlivesChanges() {
-    let graph = TraitGraph()
-    let node = TraitNode()
-    graph.root.addTraitChild(node)
+    let (graph, node) = makeGraphWithChild()
     node.traitOverrides[LTPayloadTrait.self] = LTPayload(1)
     var kept: TraitCollection?
     tracked(node) { kept = node.traitCollection }

@@ -36,9 +36,7 @@ struct InPlaceReadTests {
 
   @Test("a collection taken from a node keeps its values after the node changes")
   func takenCollectionOutlivesChanges() {
-    let graph = TraitGraph()
-    let node = TraitNode()
-    graph.root.addTraitChild(node)
+    let (graph, node) = makeGraphWithChild()
     node.traitOverrides[VTCountTrait.self] = 1
     let taken = node.traitCollection
 
