@@ -42,6 +42,14 @@ final class _CurrentCell {
   /// The graph whose pass installed this cell (unretained: the graph owns the cell).
   @exclusivity(unchecked) var graph: Unmanaged<TraitGraph>?
 
+  /// The graph of the pass running on this thread, if any, without retaining the cell or the
+  /// graph.
+  static var activeGraph: Unmanaged<TraitGraph>? {
+    _ThreadLocals.currentCell.flatMap {
+      Unmanaged<_CurrentCell>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.graph }
+    }
+  }
+
   /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
   static var active: _CurrentCell? {
     get {

@@ -29,8 +29,9 @@ open class TraitNode: TraitEnvironment {
   //
   // NB: field order is layout (Swift lays out a class's stored properties in order). First, next
   // to the object header and its reference count — which a client touches whenever it retains
-  // a node it calls — the state that reading traits and registering read; then the state the
-  // pass reads on every child it considers; then the rest.
+  // a node it calls — the state that reading traits and registering read and write (registering
+  // and cancelling touch one or two cache lines of a node: traitkit-bench S6); then the state
+  // the pass reads on every child it considers; then the rest.
 
   // MARK: Read and registration state
 
@@ -49,6 +50,12 @@ open class TraitNode: TraitEnvironment {
   )
   /// The node's registrations; nil until the first one.
   @exclusivity(unchecked) final var _observers: _NodeObservers?
+  /// A superset of the traits observed at this node itself (registrations, tracking, legacy
+  /// callbacks); narrowed again when the pass delivers here.
+  @exclusivity(unchecked) final var _observedHere = _TraitFilter.none
+  /// A superset of the traits observed (by registrations, tracking or the legacy adapter) by
+  /// this node and its descendants.
+  @exclusivity(unchecked) final var _subtreeObserved = _TraitFilter.none
   /// The parent, unretained: the parent retains this node.
   ///
   /// Cleared when this node is detached or its parent goes away. Hot paths read it without
@@ -59,9 +66,6 @@ open class TraitNode: TraitEnvironment {
 
   // MARK: Walked state
 
-  /// A superset of the traits observed (by registrations, tracking or the legacy adapter) by
-  /// this node and its descendants.
-  @exclusivity(unchecked) final var _subtreeObserved = _TraitFilter.none
   /// The traits this node overrides, which changes above it cannot reach (exact bits only).
   @exclusivity(unchecked) final var _shield = _TraitFilter.none
   /// Traits that may have changed here since the last pass visited this node.
@@ -75,9 +79,6 @@ open class TraitNode: TraitEnvironment {
   @exclusivity(unchecked) final var _overridesChanged = false
   /// Advances whenever `_children` changes, so that a pass walking them notices.
   @exclusivity(unchecked) final var _childrenVersion: UInt32 = 0
-  /// A superset of the traits observed at this node itself (registrations, tracking, legacy
-  /// callbacks); narrowed again when the pass delivers here.
-  @exclusivity(unchecked) final var _observedHere = _TraitFilter.none
   /// The children, each retained once by this node (plain references, so that the pass walks
   /// them without reference counting).
   @exclusivity(unchecked) final var _children = _ChildList()

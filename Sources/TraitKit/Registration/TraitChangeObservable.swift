@@ -26,7 +26,7 @@ public protocol TraitChangeObservable: AnyObject {
   @discardableResult
   func registerForTraitChanges<Observed: TraitEnvironment>(
     _ traits: [Trait],
-    handler: @escaping (Observed, TraitCollection) -> Void
+    handler: consuming @escaping (Observed, TraitCollection) -> Void
   ) -> TraitChangeRegistration
 
   /// Calls `action` on `target` whenever one of `traits` changes.

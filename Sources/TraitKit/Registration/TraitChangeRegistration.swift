@@ -9,10 +9,16 @@ import Synchronization
 public struct TraitChangeRegistration: Hashable, Sendable {
   /// The registration's process-wide unique id; ids increase in registration order.
   let id: UInt64
+  /// Where the registration's entry was in its node's table when it was made.
+  ///
+  /// A hint that spares cancelling a search, checked against `id` before it is trusted (a
+  /// compaction may have moved the entry since). Tokens with equal ids have equal hints.
+  let positionHint: Int32
 
-  static func next() -> TraitChangeRegistration {
-    TraitChangeRegistration(id: nextID.wrappingAdd(1, ordering: .relaxed).newValue)
+  /// A new process-wide unique id.
+  static func nextID() -> UInt64 {
+    counter.wrappingAdd(1, ordering: .relaxed).newValue
   }
 
-  private static let nextID = Atomic<UInt64>(0)
+  private static let counter = Atomic<UInt64>(0)
 }

@@ -31,7 +31,7 @@ struct _InlineHandler {
     bits = (0, 0)
   }
 
-  /// Takes a reference to `handler`'s closure; ``release()`` gives it back.
+  /// Takes over `handler`'s reference to its closure; ``release()`` gives it back.
   ///
   /// The closure's bits are taken as they are: `TraitEnvironment` is class-bound, so a generic
   /// `Observed` parameter is passed directly, as one guaranteed reference, exactly as the
@@ -42,11 +42,13 @@ struct _InlineHandler {
   // NB: inlinable so that the client specializes it: unspecialized, each call would look up the
   // generic metadata of `_ObservedHandler<Observed>` (traitkit-bench S6).
   @inlinable
-  init<Observed>(retaining handler: _ObservedHandler<Observed>) {
+  init<Observed>(retaining handler: consuming _ObservedHandler<Observed>) {
     var bits: (UInt, UInt) = (0, 0)
+    // NB: moved in, not copied: a copy costs a retain now and a release when `handler` goes.
+    var owned = Optional(handler)
     withUnsafeMutablePointer(to: &bits) {
       $0.withMemoryRebound(to: _ObservedHandler<Observed>.self, capacity: 1) {
-        $0.initialize(to: handler)
+        $0.initialize(to: owned.take().unsafelyUnwrapped)
       }
     }
     self.bits = bits

@@ -96,6 +96,16 @@ final class _NodeObservers {
     observed |= registration.filter
   }
 
+  /// The position of the live entry with `id`, if any, looked for first at `hint`.
+  @inline(__always)
+  func position(of id: UInt64, hint: Int32) -> Int? {
+    let hint = Int(hint)
+    if hint < count, entries[hint].id == id {
+      return entries[hint].isLive ? hint : nil
+    }
+    return position(of: id)
+  }
+
   /// The position of the live entry with `id`, if any.
   func position(of id: UInt64) -> Int? {
     var low = 0
@@ -113,7 +123,7 @@ final class _NodeObservers {
   ///
   /// During a pass, pass the graph: a baseline freed now could be one that the pass is handing
   /// to a callback, so it waits in the graph's recycling list until the pass ends.
-  func kill(at position: Int, recyclingInto graph: TraitGraph?) {
+  func kill(at position: Int, recyclingInto graph: Unmanaged<TraitGraph>?) {
     let entry = entries[position]
     if entry.observesAllTraits { allTraitsCount -= 1 }
     let freedBaseline = dropUse(entry.snapshot)
@@ -130,17 +140,28 @@ final class _NodeObservers {
     // NB: releases last, with the table consistent: they run deinitializers, which may register
     // or unregister on this table again (a holder that cancels its token when it goes).
     if let freedBaseline {
-      if let graph { graph._recycleAfterPass(freedBaseline) } else { freedBaseline.release() }
+      if let graph {
+        graph._withUnsafeGuaranteedRef { $0._recycleAfterPass(freedBaseline) }
+      } else {
+        freedBaseline.release()
+      }
     }
     if releasesNow { entry.releaseCallee() }
   }
 
   /// When no delivery is walking the entries: releases deferred callees, and removes tombstones once
-  /// they are half the table; then recomputes `observed`.
+  /// they are half the table or all of it; then recomputes `observed`.
   @inline(__always)
   func compactIfIdle() {
-    guard deliveryDepth == 0, deferredReleases > 0 || tombstones * 2 > Swift.max(entryCount, 8)
-    else { return }
+    guard deliveryDepth == 0 else { return }
+    if liveEntryCount == 0 && deferredReleases == 0 {
+      // Every entry is a tombstone whose callee is released: nothing to walk.
+      entryCount = 0
+      tombstones = 0
+      observed = .none
+      return
+    }
+    guard deferredReleases > 0 || tombstones * 2 > Swift.max(entryCount, 8) else { return }
     compact()
   }
 
@@ -301,7 +322,7 @@ struct _Registration {
   /// A registration that calls `handler`, whose traits `filter` summarizes exactly; the entry
   /// takes over the handler's reference.
   init(handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
-    self.id = TraitChangeRegistration.next().id
+    self.id = TraitChangeRegistration.nextID()
     self.filter = traits.filter
     self.filterIsExact = true
     self.observesAllTraits = false
@@ -317,7 +338,7 @@ struct _Registration {
     snapshot: Int32,
     observesAllTraits: Bool
   ) {
-    self.id = TraitChangeRegistration.next().id
+    self.id = TraitChangeRegistration.nextID()
     self.filter = observesAllTraits ? .all : traits.filter
     self.filterIsExact = !observesAllTraits && traits.isSummarizedExactly
     self.observesAllTraits = observesAllTraits

@@ -1,0 +1,107 @@
+import Testing
+import TraitKit
+
+// A token remembers where its entry was in the node's table, and cancelling looks there first;
+// a table whose registrations are all cancelled starts again from its first entry. These tests
+// hold both shortcuts to the plain behaviour: a token cancels exactly its own registration, and
+// the registrations that remain are called once each, in the order they were made.
+
+/// Registers a handler named `name` for the horizontal size class on `node`, logging its calls.
+@discardableResult
+private func register(_ name: String, on node: GTNode, into log: GTLog) -> TraitChangeRegistration {
+  node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+    (_: GTNode, _: TraitCollection) in
+    log.append(name)
+  }
+}
+
+/// Changes the horizontal size class at the root to `value` and runs the pass.
+private func change(_ graph: TraitGraph, to value: UserInterfaceSizeClass) {
+  graph.root.traitOverrides.horizontalSizeClass = value
+  graph.updateTraitsIfNeeded()
+}
+
+@Suite("Cancelling by token")
+struct CancellationTests {
+  @Test("a token cancels its own registration after cancellations have moved the entries")
+  func tokenFindsItsMovedEntry() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    var tokens: [String: TraitChangeRegistration] = [:]
+    for index in 0..<10 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
+    // Six tombstones of ten: the table compacts, and r6…r9 move to the front.
+    for index in 0..<6 { node.unregisterForTraitChanges(tokens["r\(index)"]) }
+    // Refill the table past r8's first position, so that its token points at another entry.
+    for index in 10..<22 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
+
+    node.unregisterForTraitChanges(tokens["r8"])
+    node.unregisterForTraitChanges(tokens["r8"])
+    change(graph, to: .compact)
+
+    let expected = ["r6", "r7", "r9"] + (10..<22).map { "r\($0)" }
+    #expect(log.entries == expected)
+    #expect(graph.statistics.liveRegistrations == expected.count)
+  }
+
+  @Test("a token made before a compaction cancels nothing once its registration is gone")
+  func staleTokenCancelsNothing() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    let tokens = (0..<10).map { register("r\($0)", on: node, into: log) }
+    for token in tokens.prefix(6) { node.unregisterForTraitChanges(token) }
+    for index in 10..<16 { register("r\(index)", on: node, into: log) }
+
+    // Each of these tokens now points at a live entry of another registration.
+    for token in tokens.prefix(6) { node.unregisterForTraitChanges(token) }
+    change(graph, to: .compact)
+
+    let expected = (6..<16).map { "r\($0)" }
+    #expect(log.entries == expected)
+    #expect(graph.statistics.liveRegistrations == expected.count)
+  }
+
+  @Test("a table emptied by cancelling takes new registrations and calls them in order")
+  func emptiedTableStartsAgain() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    let first = (0..<3).map { register("old\($0)", on: node, into: log) }
+    for token in first.reversed() { node.unregisterForTraitChanges(token) }
+    #expect(graph.statistics.liveRegistrations == 0)
+
+    let second = (0..<3).map { register("new\($0)", on: node, into: log) }
+    // The old tokens point at the positions the new registrations now hold.
+    for token in first { node.unregisterForTraitChanges(token) }
+    node.unregisterForTraitChanges(second[1])
+    change(graph, to: .compact)
+
+    #expect(log.entries == ["new0", "new2"])
+    #expect(graph.statistics.liveRegistrations == 2)
+  }
+
+  @Test("registrations made after a pass emptied the table hear only later changes")
+  func tableEmptiedDuringAPassStartsAgainAfterIt() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    var tokens: [TraitChangeRegistration] = []
+    // The first handler cancels both registrations during the pass, so the table is emptied
+    // only when the delivery ends.
+    tokens.append(
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in
+        log.append("canceller")
+        for token in tokens { node.unregisterForTraitChanges(token) }
+      }
+    )
+    tokens.append(register("cancelled", on: node, into: log))
+    change(graph, to: .compact)
+    #expect(log.entries == ["canceller"])
+    #expect(graph.statistics.liveRegistrations == 0)
+
+    register("after", on: node, into: log)
+    change(graph, to: .compact)
+    change(graph, to: .regular)
+
+    #expect(log.entries == ["canceller", "after"])
+    #expect(graph.statistics.liveRegistrations == 1)
+  }
+}
