@@ -309,34 +309,20 @@ extension TraitGraph {
           $0.invalidate(node, current: storage, pass: _passNumber)
         }
       }
-      guard let observers = node._observers.map(Unmanaged.passUnretained) else { return }
-      observers._withUnsafeGuaranteedRef { observers in
-        guard pending.intersects(observers.observed) else { return }
-        observers.deliveryDepth += 1
-        let end = observers.count
-        _deliver(
-          node,
-          observers,
-          &storage,
-          at: &storageEpoch,
-          pending: &pending,
-          end: end,
-          allTraits: false
-        )
-        if observers.allTraitsCount > 0 {
-          _deliver(
-            node,
-            observers,
-            &storage,
-            at: &storageEpoch,
-            pending: &pending,
-            end: end,
-            allTraits: true
-          )
-        }
-        observers.deliveryDepth -= 1
-        observers.compactIfIdle()
+      guard let observers = node._observers, pending.intersects(observers.observed) else {
+        return
       }
+      observers.deliveryDepth += 1
+      let end = observers.count
+      _deliver(node, &storage, at: &storageEpoch, pending: &pending, end: end, allTraits: false)
+      // NB: the table read from the node again: a handler that registered there may have moved
+      // it.
+      if node._observers.unsafelyUnwrapped.allTraitsCount > 0 {
+        _deliver(node, &storage, at: &storageEpoch, pending: &pending, end: end, allTraits: true)
+      }
+      let table = node._observers.unsafelyUnwrapped
+      table.deliveryDepth -= 1
+      table.compactIfIdle()
     }
   }
 
@@ -346,7 +332,6 @@ extension TraitGraph {
   /// traits makes the next registrations compare with, and see, the new collection.
   private func _deliver(
     _ node: TraitNode,
-    _ observers: _NodeObservers,
     _ storage: inout _Storage,
     at epoch: inout UInt64,
     pending: inout _TraitFilter,
@@ -357,7 +342,7 @@ extension TraitGraph {
     // the snapshot and compare once for all of them.
     var current: Int32 = -1
     var memoSnapshot: Int32 = -1
-    var memoFills = observers.snapshotFills
+    var memoFills = node._observers.unsafelyUnwrapped.snapshotFills
     // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
     // leaves it in the recycling list of the outermost pass until that ends (traitkit-bench S2).
     var previous = Unmanaged.passUnretained(storage)
@@ -372,7 +357,6 @@ extension TraitGraph {
       _lastPass.wastedLegacyCallbacks += wastedLegacyCallbacks
     }
     for position in 0..<end {
-      guard position < observers.count else { return }
       if _epoch != epoch {
         // A handler changed values or the tree: see the node's collection as it is now, and
         // deliver the traits it changed here to the later registrations too.
@@ -385,6 +369,10 @@ extension TraitGraph {
           memoFilter = .none
         }
       }
+      // NB: the table read from the node at each step, after anything that may have run user
+      // code: a handler or a deinitializer that registered on the node may have moved it.
+      let observers = node._observers.unsafelyUnwrapped
+      guard position < observers.count else { return }
       let entry = observers.entries[position]
       guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
       else { continue }
@@ -433,6 +421,7 @@ extension TraitGraph {
         entry.call(node, TraitCollection(_storage: previous))
       }
       guard alive else {
+        let observers = node._observers.unsafelyUnwrapped
         if let position = observers.position(of: entry.id) {
           node._killRegistration(at: position, in: observers)
         }

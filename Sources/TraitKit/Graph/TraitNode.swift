@@ -48,7 +48,7 @@ open class TraitNode: TraitEnvironment {
   @usableFromInline @exclusivity(unchecked) final var _resolvedRef = Unmanaged.passUnretained(
     _Storage.empty
   )
-  /// The node's registrations; nil until the first one.
+  /// The node's registrations, which it owns; nil until the first one.
   @exclusivity(unchecked) final var _observers: _NodeObservers?
   /// A superset of the traits observed at this node itself (registrations, tracking, legacy
   /// callbacks); narrowed again when the pass delivers here.
@@ -126,6 +126,10 @@ open class TraitNode: TraitEnvironment {
     if survivors { TraitNode._detachedEpoch.add(1, ordering: .relaxed) }
     if _ownsResolved { _resolvedRef.release() }
     _tracking?.nodeWillDeinit(self)
+    if let observers = _observers {
+      _observers = nil
+      observers.destroy()
+    }
   }
 
   // MARK: - Reading traits

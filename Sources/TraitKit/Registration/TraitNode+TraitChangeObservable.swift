@@ -106,15 +106,10 @@ extension TraitNode: TraitChangeObservable {
   /// - Complexity: O(1) while the registration keeps the place it was made in; O(log *n*) for
   ///   *n* registrations on this node once a compaction has moved it.
   public final func unregisterForTraitChanges(_ registration: TraitChangeRegistration?) {
-    // NB: the table unretained: the node keeps it until it deinitializes (traitkit-bench S6).
-    guard let registration, let observers = _observers.map(Unmanaged.passUnretained) else {
-      return
-    }
-    observers._withUnsafeGuaranteedRef { observers in
-      guard let position = observers.position(of: registration.id, hint: registration.positionHint)
-      else { return }
-      _killRegistration(at: position, in: observers)
-    }
+    guard let registration, let observers = _observers,
+      let position = observers.position(of: registration.id, hint: registration.positionHint)
+    else { return }
+    _killRegistration(at: position, in: observers)
   }
 
   /// Registers a callback for every change of any trait of this node's collection.
@@ -197,21 +192,19 @@ extension TraitNode: TraitChangeObservable {
       !traits.isEmpty || observesAllTraits,
       "Must pass one or more traits to register for"
     )
-    // NB: the table and the collection unretained: the node keeps both, and nothing here runs
-    // user code (traitkit-bench S6).
-    if _observers == nil { _observers = _NodeObservers() }
-    let observers = Unmanaged.passUnretained(_observers.unsafelyUnwrapped)
+    // NB: resolving first: it may release values, whose deinitializers may register here and
+    // so move the table. After it, nothing runs user code, so the collection can stay
+    // unretained: the node keeps it (traitkit-bench S6).
     _ = _resolvedStorage()
     let storage = _resolvedRef
-    let (registration, position) = observers._withUnsafeGuaranteedRef { observers in
-      let registration = make(storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
-      observers.append(registration)
-      return (registration, Int32(observers.count - 1))
-    }
+    var observers = _observers ?? .make()
+    let registration = make(storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
+    let position = observers.append(registration)
+    _observers = observers
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations += 1 }
     _observedHere |= registration.filter
     _propagateObserved(registration.filter)
-    return TraitChangeRegistration(id: registration.id, positionHint: position)
+    return TraitChangeRegistration(id: registration.id, positionHint: Int32(position))
   }
 
   final func _killRegistration(at position: Int, in observers: _NodeObservers) {

@@ -7,8 +7,8 @@
 /// registration's own traits against its baseline. So a change costs time in proportion to the
 /// observers of the changed traits and the nodes on the paths to them.
 ///
-/// The table is plain data on the delivery path. Entries are POD structs in a buffer this
-/// object manages; each owns (+1) its callee: a handler closure, kept in the entry itself, or a
+/// The table is plain data on the delivery path. Entries are POD structs in the table's one
+/// allocation, after its header; each owns (+1) its callee: a handler closure, kept in the entry itself, or a
 /// box for the other forms (``_RegistrationBox``), which a delivery calls through a guaranteed
 /// reference. Baselines are shared: registrations that were made or called at the same
 /// collection point at one *snapshot*, a slot with a plain use count, so moving a registration to
@@ -19,52 +19,71 @@
 /// entries stay sorted by id for the binary search that finds a token. Outside a delivery the
 /// tombstone's callee is released at once (so the closure and what it captures go with it);
 /// inside one, the release waits until the delivery ends. Tombstones are compacted away once they are
-/// half the table, so removal costs O(log n) amortized.
-final class _NodeObservers {
-  // NB: `@exclusivity(unchecked)`: see the note on `TraitNode`'s state.
-  // NB: field order is layout. The first 64 bytes, with the object header, hold all that
-  // unregistering reads and writes, the first baseline snapshot included, so that cancelling a
-  // registration touches as few cache lines of this object as its allocation's alignment allows
-  // (one or two: objects are 16-byte aligned) (traitkit-bench S6).
-  @exclusivity(unchecked) private(set) var entries: UnsafeMutablePointer<_Registration>
-  /// Snapshot slot 0, kept here rather than in `snapshots`: most tables have one baseline.
-  @exclusivity(unchecked) private var primary = _Snapshot(storage: nil, uses: 0)
-  @exclusivity(unchecked) private var entryCount: Int32 = 0
-  @exclusivity(unchecked) private var capacity: Int32 = 0
-  @exclusivity(unchecked) private var liveEntryCount: Int32 = 0
-  @exclusivity(unchecked) private var tombstones: Int32 = 0
-  /// How many deliveries are walking `entries`; compaction waits until none is.
-  @exclusivity(unchecked) var deliveryDepth: Int32 = 0
-  /// Tombstones whose callee's release waits for the delivery that was running when they died.
-  @exclusivity(unchecked) private var deferredReleases: Int32 = 0
-  /// The snapshot slot found or made last: registrations made together look it up first.
-  @exclusivity(unchecked) private var recentSnapshot: Int32 = -1
+/// half the table, or all of it, so removal costs O(log n) amortized. A token remembers its
+/// entry's position, so finding the entry costs no search until a compaction moves it.
+///
+/// A node owns its table: it makes it on its first registration, and destroys it when it
+/// deinitializes.
+struct _NodeObservers {
+  // NB: one allocation, aligned to a cache line: a header of two lines, then the entries, one
+  // line each. The first line holds all that registering and cancelling read and write, the first
+  // baseline snapshot included, and an entry's address is the table's plus its position, so
+  // that cancelling loads the header and the entry at once rather than one after the other
+  // (traitkit-bench S6). Growing moves the table: whoever holds it across a call that may
+  // register on its node reads it from the node again.
 
-  /// A superset of the traits the live entries observe.
-  @exclusivity(unchecked) private(set) var observed = _TraitFilter.none
-  /// Advances whenever a snapshot slot takes a collection, so that a delivery knows its memo of
-  /// a slot's collection still holds.
-  @exclusivity(unchecked) private(set) var snapshotFills: UInt32 = 0
-  /// The live entries that observe every trait (legacy callbacks).
-  @exclusivity(unchecked) private(set) var allTraitsCount = 0
-  /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
-  ///
-  /// Each slot, like `primary`, retains its storage once; a nil storage marks a free slot.
-  @exclusivity(unchecked) private var snapshots: UnsafeMutablePointer<_Snapshot>
-  @exclusivity(unchecked) private var snapshotCount = 0
-  @exclusivity(unchecked) private var snapshotCapacity = 0
+  /// The table's allocation: a `_TableHeader`, then `capacity` entries.
+  private(set) var base: UnsafeMutableRawPointer
 
-  /// The number of entries, tombstones included.
-  @inline(__always) var count: Int { Int(entryCount) }
-  /// The number of entries that are not tombstones.
-  @inline(__always) var liveCount: Int { Int(liveEntryCount) }
+  /// The bytes before the first entry.
+  private static let headerSize = 128
+  /// The alignment of the allocation, and the stride of an entry: a cache line.
+  private static let lineSize = 64
+  /// The alignment the allocator gives any allocation.
+  private static let allocatorAlignment = 16
+  /// The capacity of a new table.
+  private static let initialCapacity: Int32 = 4
 
-  init() {
-    entries = UnsafeMutablePointer(bitPattern: MemoryLayout<_Registration>.alignment)!
-    snapshots = UnsafeMutablePointer(bitPattern: MemoryLayout<_Snapshot>.alignment)!
+  /// A table with no entries; ``destroy()`` frees it.
+  static func make() -> _NodeObservers {
+    let (base, offset) = allocate(capacity: initialCapacity)
+    let table = _NodeObservers(base: base)
+    table.header.initialize(to: _TableHeader(capacity: initialCapacity, allocationOffset: offset))
+    return table
   }
 
-  deinit {
+  private init(base: UnsafeMutableRawPointer) {
+    self.base = base
+  }
+
+  /// Room for a header and `capacity` entries at a cache-line boundary, and how far into the
+  /// allocation that boundary lies.
+  // NB: aligned by hand: the allocator's own aligned allocation costs several times a plain one
+  // (traitkit-bench S6, owner deallocation).
+  private static func allocate(capacity: Int32) -> (UnsafeMutableRawPointer, Int32) {
+    precondition(
+      MemoryLayout<_TableHeader>.size <= headerSize
+        && MemoryLayout<_Registration>.stride == lineSize,
+      "Invariant: a registration table's header fits its lines, and an entry is one line"
+    )
+    let allocation = UnsafeMutableRawPointer.allocate(
+      byteCount: headerSize + Int(capacity) * lineSize + lineSize - allocatorAlignment,
+      alignment: allocatorAlignment
+    )
+    let offset = (lineSize - Int(bitPattern: allocation) % lineSize) % lineSize
+    return (allocation + offset, Int32(offset))
+  }
+
+  /// Frees the table's memory.
+  private func deallocate() {
+    (base - Int(header.pointee.allocationOffset)).deallocate()
+  }
+
+  /// Releases what the table holds, and frees it.
+  ///
+  /// - Precondition: no delivery walks the table, and its node no longer refers to it (the
+  ///   releases run deinitializers, which must not find it there).
+  func destroy() {
     #if TRAITKIT_INTERNAL_CHECKS
     precondition(deliveryDepth == 0, "Invariant: a registration table outlives its deliveries")
     #endif
@@ -73,27 +92,119 @@ final class _NodeObservers {
     }
     primary.storage?.release()
     for slot in 0..<snapshotCount { snapshots[slot].storage?.release() }
-    if capacity > 0 { entries.deallocate() }
     if snapshotCapacity > 0 { snapshots.deallocate() }
+    deallocate()
   }
+
+  @inline(__always) private var header: UnsafeMutablePointer<_TableHeader> {
+    base.assumingMemoryBound(to: _TableHeader.self)
+  }
+
+  /// The entries, tombstones included, in the order they were made.
+  @inline(__always) var entries: UnsafeMutablePointer<_Registration> {
+    (base + Self.headerSize).assumingMemoryBound(to: _Registration.self)
+  }
+
+  // MARK: - Header fields
+
+  @inline(__always) private var primary: _Snapshot {
+    get { header.pointee.primary }
+    nonmutating set { header.pointee.primary = newValue }
+  }
+  @inline(__always) private var entryCount: Int32 {
+    get { header.pointee.entryCount }
+    nonmutating set { header.pointee.entryCount = newValue }
+  }
+  @inline(__always) private var capacity: Int32 {
+    get { header.pointee.capacity }
+    nonmutating set { header.pointee.capacity = newValue }
+  }
+  @inline(__always) private var liveEntryCount: Int32 {
+    get { header.pointee.liveEntryCount }
+    nonmutating set { header.pointee.liveEntryCount = newValue }
+  }
+  @inline(__always) private var tombstones: Int32 {
+    get { header.pointee.tombstones }
+    nonmutating set { header.pointee.tombstones = newValue }
+  }
+  /// How many deliveries are walking `entries`; compaction waits until none is.
+  @inline(__always) var deliveryDepth: Int32 {
+    get { header.pointee.deliveryDepth }
+    nonmutating set { header.pointee.deliveryDepth = newValue }
+  }
+  /// Tombstones whose callee's release waits for the delivery that was running when they died.
+  @inline(__always) private var deferredReleases: Int32 {
+    get { header.pointee.deferredReleases }
+    nonmutating set { header.pointee.deferredReleases = newValue }
+  }
+  /// The live entries that observe every trait (legacy callbacks).
+  @inline(__always) private(set) var allTraitsCount: Int {
+    get { Int(header.pointee.allTraitsCount) }
+    nonmutating set { header.pointee.allTraitsCount = Int32(newValue) }
+  }
+  /// The snapshot slot found or made last: registrations made together look it up first.
+  @inline(__always) private var recentSnapshot: Int32 {
+    get { header.pointee.recentSnapshot }
+    nonmutating set { header.pointee.recentSnapshot = newValue }
+  }
+  /// A superset of the traits the live entries observe.
+  @inline(__always) private(set) var observed: _TraitFilter {
+    get { header.pointee.observed }
+    nonmutating set { header.pointee.observed = newValue }
+  }
+  /// Advances whenever a snapshot slot takes a collection, so that a delivery knows its memo of
+  /// a slot's collection still holds.
+  @inline(__always) private(set) var snapshotFills: UInt32 {
+    get { header.pointee.snapshotFills }
+    nonmutating set { header.pointee.snapshotFills = newValue }
+  }
+  @inline(__always) private var snapshots: UnsafeMutablePointer<_Snapshot> {
+    get { header.pointee.snapshots }
+    nonmutating set { header.pointee.snapshots = newValue }
+  }
+  @inline(__always) private var snapshotCount: Int {
+    get { header.pointee.snapshotCount }
+    nonmutating set { header.pointee.snapshotCount = newValue }
+  }
+  @inline(__always) private var snapshotCapacity: Int {
+    get { header.pointee.snapshotCapacity }
+    nonmutating set { header.pointee.snapshotCapacity = newValue }
+  }
+
+  /// The number of entries, tombstones included.
+  @inline(__always) var count: Int { Int(entryCount) }
+  /// The number of entries that are not tombstones.
+  @inline(__always) var liveCount: Int { Int(liveEntryCount) }
 
   // MARK: - Entries
 
-  func append(_ registration: _Registration) {
-    if entryCount == capacity {
-      let newCapacity = Swift.max(4, capacity * 2)
-      let grown = UnsafeMutablePointer<_Registration>.allocate(capacity: Int(newCapacity))
-      grown.moveInitialize(from: entries, count: count)
-      if capacity > 0 { entries.deallocate() }
-      entries = grown
-      capacity = newCapacity
-    }
+  /// Appends `registration`, moving the table to a larger allocation when it is full; returns
+  /// the entry's position.
+  @discardableResult
+  mutating func append(_ registration: _Registration) -> Int {
+    if entryCount == capacity { grow() }
     (entries + count).initialize(to: registration)
     entryCount += 1
     use(registration.snapshot)
     liveEntryCount += 1
     if registration.observesAllTraits { allTraitsCount += 1 }
     observed |= registration.filter
+    return count - 1
+  }
+
+  /// Moves the table to an allocation with twice the capacity.
+  @inline(never)
+  private mutating func grow() {
+    let newCapacity = capacity * 2
+    let (grownBase, offset) = Self.allocate(capacity: newCapacity)
+    let grown = _NodeObservers(base: grownBase)
+    let allocation = base - Int(header.pointee.allocationOffset)
+    grown.header.moveInitialize(from: header, count: 1)
+    grown.entries.moveInitialize(from: entries, count: count)
+    allocation.deallocate()
+    base = grown.base
+    capacity = newCapacity
+    header.pointee.allocationOffset = offset
   }
 
   /// The position of the live entry with `id`, if any, looked for first at `hint`.
@@ -240,7 +351,7 @@ final class _NodeObservers {
     _ slot: Int32,
     _ body: (inout _Snapshot) -> Result
   ) -> Result {
-    slot == 0 ? body(&primary) : body(&snapshots[Int(slot) - 1])
+    slot == 0 ? body(&header.pointee.primary) : body(&snapshots[Int(slot) - 1])
   }
 
   /// Adds a use of snapshot `slot`.
@@ -290,6 +401,38 @@ final class _NodeObservers {
 @available(*, unavailable)
 extension _NodeObservers: Sendable {}
 
+/// The header of a registration table (see ``_NodeObservers``).
+///
+/// Field order is layout: the first cache line holds what registering and cancelling touch.
+struct _TableHeader {
+  /// Snapshot slot 0, kept here rather than in `snapshots`: most tables have one baseline.
+  var primary = _Snapshot(storage: nil, uses: 0)
+  var entryCount: Int32 = 0
+  var capacity: Int32
+  var liveEntryCount: Int32 = 0
+  var tombstones: Int32 = 0
+  var deliveryDepth: Int32 = 0
+  var deferredReleases: Int32 = 0
+  var allTraitsCount: Int32 = 0
+  var recentSnapshot: Int32 = -1
+  var observed = _TraitFilter.none
+  // Second line: the other baselines, which registering and cancelling rarely need.
+  var snapshotFills: UInt32 = 0
+  /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
+  ///
+  /// Each slot, like `primary`, retains its storage once; a nil storage marks a free slot.
+  var snapshots = UnsafeMutablePointer<_Snapshot>(bitPattern: MemoryLayout<_Snapshot>.alignment)!
+  var snapshotCount = 0
+  var snapshotCapacity = 0
+  /// How far the table lies into its allocation (see `_NodeObservers.allocate(capacity:)`).
+  var allocationOffset: Int32
+
+  init(capacity: Int32, allocationOffset: Int32) {
+    self.capacity = capacity
+    self.allocationOffset = allocationOffset
+  }
+}
+
 /// A shared baseline of a node's registrations.
 struct _Snapshot {
   var storage: Unmanaged<_Storage>?
@@ -318,6 +461,8 @@ struct _Registration {
   /// The callee of the other forms, and the exact traits when `filter` cannot stand for them,
   /// owned (+1) by the table; nil for a handler kept inline.
   let box: Unmanaged<_RegistrationBox>?
+  /// Pads the entry to a cache line, so that reaching one entry touches one line.
+  private let padding: UInt64 = 0
 
   /// A registration that calls `handler`, whose traits `filter` summarizes exactly; the entry
   /// takes over the handler's reference.

@@ -1,0 +1,140 @@
+import Testing
+import TraitKit
+
+// A node's registrations live in one allocation, which moves when it grows. These tests grow a
+// table while a pass walks it, from a handler and from a deinitializer, and check that the pass
+// goes on with every registration called once, in order, and the new ones left for later passes.
+
+/// Changes the horizontal size class at the root to `value` and runs the pass.
+private func change(_ graph: TraitGraph, to value: UserInterfaceSizeClass) {
+  graph.root.traitOverrides.horizontalSizeClass = value
+  graph.updateTraitsIfNeeded()
+}
+
+/// Registers a handler named `name` for the horizontal size class on `node`, logging its calls.
+@discardableResult
+private func register(_ name: String, on node: GTNode, into log: GTLog) -> TraitChangeRegistration {
+  node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+    (_: GTNode, _: TraitCollection) in
+    log.append(name)
+  }
+}
+
+/// An object that registers `count` handlers on a node when it goes away.
+private final class RegistersWhenReleased {
+  let node: GTNode
+  let log: GTLog
+  let count: Int
+
+  init(node: GTNode, log: GTLog, count: Int) {
+    self.node = node
+    self.log = log
+    self.count = count
+  }
+
+  deinit {
+    for index in 0..<count { register("late\(index)", on: node, into: log) }
+  }
+}
+
+@Suite("A registration table that grows")
+struct TableGrowthTests {
+  @Test("a handler that registers many more on its node moves the table, and the pass goes on")
+  func handlerGrowsItsTable() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    register("a", on: node, into: log)
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      log.append("grower")
+      // Twenty more: the table of four grows twice while the pass walks it.
+      for index in 0..<20 { register("new\(index)", on: node, into: log) }
+    }
+    register("b", on: node, into: log)
+    register("c", on: node, into: log)
+
+    change(graph, to: .compact)
+    #expect(log.entries == ["a", "grower", "b", "c"])
+    #expect(graph.statistics.liveRegistrations == 24)
+
+    log.removeAll()
+    change(graph, to: .regular)
+    // The grower registers twenty more again, which this pass does not call either.
+    #expect(log.entries == ["a", "grower", "b", "c"] + (0..<20).map { "new\($0)" })
+    #expect(graph.statistics.liveRegistrations == 44)
+  }
+
+  @Test("a legacy-style wildcard after a growing handler is still called once")
+  func wildcardAfterGrowth() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    let wildcard = node._registerForAllTraitChanges(interestingTraits: []) { _, _ in
+      log.append("wildcard")
+    }
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      log.append("grower")
+      for index in 0..<10 { register("new\(index)", on: node, into: log) }
+    }
+
+    change(graph, to: .compact)
+
+    #expect(log.entries == ["grower", "wildcard"])
+    node.unregisterForTraitChanges(wildcard)
+    #expect(graph.statistics.liveRegistrations == 11)
+  }
+
+  @Test("a deinitializer that registers on the node while a pass cancels moves the table safely")
+  func deinitializerGrowsTheTableAfterADelivery() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    var doomed: TraitChangeRegistration?
+    do {
+      let releaser = RegistersWhenReleased(node: node, log: log, count: 12)
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in
+        log.append("canceller")
+        node.unregisterForTraitChanges(doomed)
+      }
+      doomed = node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (_: GTNode, _: TraitCollection) in
+        log.append("doomed")
+        _ = releaser
+      }
+    }
+    register("after", on: node, into: log)
+
+    // The cancelled handler's capture goes when the delivery ends; its deinitializer then
+    // registers twelve handlers, which moves the table the pass has just finished with.
+    change(graph, to: .compact)
+    #expect(log.entries == ["canceller", "after"])
+    #expect(graph.statistics.liveRegistrations == 14)
+
+    log.removeAll()
+    change(graph, to: .regular)
+    #expect(log.entries == ["canceller", "after"] + (0..<12).map { "late\($0)" })
+  }
+
+  @Test("a node dropped with a grown table releases every handler once")
+  func droppedNodeReleasesAGrownTable() {
+    weak var weakCaptured: GTCaptured?
+    let graph = TraitGraph()
+    do {
+      let node = GTNode("node")
+      graph.root.addTraitChild(node)
+      let captured = GTCaptured()
+      weakCaptured = captured
+      for _ in 0..<40 {
+        node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+          (_: GTNode, _: TraitCollection) in
+          _ = captured
+        }
+      }
+      #expect(graph.statistics.liveRegistrations == 40)
+      node.removeFromTraitParent()
+    }
+
+    #expect(weakCaptured == nil)
+    #expect(graph.statistics.liveRegistrations == 0)
+  }
+}
