@@ -70,7 +70,8 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
     for index in indices { insert(index) }
   }
 
-  var isEmpty: Bool { first == 0 && rest.allSatisfy { $0 == 0 } }
+  @inline(__always)
+  var isEmpty: Bool { first == 0 && (rest.isEmpty || rest.allSatisfy { $0 == 0 }) }
 
   /// Empties the set, keeping its capacity.
   @inline(__always)
@@ -80,13 +81,19 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
   }
 
   /// The summary of this set.
+  @inline(__always)
   var filter: _TraitFilter {
-    if rest.isEmpty { return _TraitFilter(low: first, high: 0) }
-    return reduce(into: .none) { $0 |= _TraitFilter(index: $1) }
+    rest.isEmpty ? _TraitFilter(low: first, high: 0) : filterBeyondFirstWord
+  }
+
+  @inline(never)
+  private var filterBeyondFirstWord: _TraitFilter {
+    reduce(into: .none) { $0 |= _TraitFilter(index: $1) }
   }
 
   /// Whether ``filter`` stands for this set exactly: no index is beyond
   /// `_TraitFilter.lastExactIndex`.
+  @inline(__always)
   var isSummarizedExactly: Bool {
     rest.isEmpty || allSatisfy { $0 <= _TraitFilter.lastExactIndex }
   }

@@ -52,7 +52,13 @@ enum _TraitRegistry {
   /// its values are stored boxed, so that a read learns both from one load.
   @inlinable @inline(__always)
   static func registeredEntry<T: TraitDefinition>(of trait: T.Type) -> Int? {
-    let key = UInt(bitPattern: ObjectIdentifier(trait))
+    registeredEntry(key: UInt(bitPattern: ObjectIdentifier(trait)))
+  }
+
+  /// The entry of the trait whose metatype's address is `key`, if it is registered (see
+  /// ``registeredEntry(of:)``); a caller with an existential metatype needs no generic call.
+  @inlinable @inline(__always)
+  static func registeredEntry(key: UInt) -> Int? {
     guard let table = UnsafePointer<UInt>(bitPattern: publishedTable()) else { return nil }
     let mask = Int(bitPattern: table[0])
     var probe = slot(for: key, mask: mask)

@@ -146,7 +146,16 @@ extension TraitNode: TraitChangeObservable {
   @usableFromInline
   final func _indices(of traits: [Trait]) -> _TraitIndexSet {
     var indices = _TraitIndexSet()
-    for trait in traits { indices.insert(_TraitRegistry.index(of: trait)) }
+    for trait in traits {
+      // NB: the lookup by address first: it needs no generic call on the opened type
+      // (traitkit-bench S6).
+      let key = UInt(bitPattern: ObjectIdentifier(trait))
+      if let entry = _TraitRegistry.registeredEntry(key: key) {
+        indices.insert(entry & ~_TraitRegistry.boxedFlag)
+      } else {
+        indices.insert(_TraitRegistry.index(of: trait))
+      }
+    }
     return indices
   }
 
@@ -162,7 +171,9 @@ extension TraitNode: TraitChangeObservable {
       defer { handler.release() }
       return _register(_ClosureBox(traits: traits, closure: handler.function), traits: traits)
     }
-    return _insert(traits: traits) { _Registration(handler: handler, traits: traits, snapshot: $0) }
+    return _insert(traits: traits) {
+      _Registration(id: $0, handler: handler, traits: traits, snapshot: $1)
+    }
   }
 
   final func _register(
@@ -172,33 +183,37 @@ extension TraitNode: TraitChangeObservable {
   ) -> TraitChangeRegistration {
     _insert(traits: traits, observesAllTraits: observesAllTraits) {
       _Registration(
+        id: $0,
         box: box,
         traits: traits,
-        snapshot: $0,
+        snapshot: $1,
         observesAllTraits: observesAllTraits
       )
     }
   }
 
-  /// Appends the registration `make` returns for the snapshot slot of this node's collection,
-  /// and widens the summaries of observed traits.
+  /// Appends the registration `make` returns for a new id and the snapshot slot of this node's
+  /// collection, and widens the summaries of observed traits.
   @inline(__always)
   private final func _insert(
     traits: _TraitIndexSet,
     observesAllTraits: Bool = false,
-    _ make: (_ snapshot: Int32) -> _Registration
+    _ make: (_ id: UInt64, _ snapshot: Int32) -> _Registration
   ) -> TraitChangeRegistration {
     _requireAPI(
       !traits.isEmpty || observesAllTraits,
       "Must pass one or more traits to register for"
     )
+    // NB: the id first, before any load that may miss the cache: taking it is a locked
+    // instruction, which would wait for such loads (traitkit-bench S6).
+    let id = TraitChangeRegistration.nextID()
     // NB: resolving first: it may release values, whose deinitializers may register here and
     // so move the table. After it, nothing runs user code, so the collection can stay
     // unretained: the node keeps it (traitkit-bench S6).
     _ = _resolvedStorage()
     let storage = _resolvedRef
     var observers = _observers ?? .make()
-    let registration = make(storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
+    let registration = make(id, storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
     let position = observers.append(registration)
     _observers = observers
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations += 1 }

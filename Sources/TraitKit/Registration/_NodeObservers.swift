@@ -152,8 +152,8 @@ struct _NodeObservers {
     get { header.pointee.observed }
     nonmutating set { header.pointee.observed = newValue }
   }
-  /// Advances whenever a snapshot slot takes a collection, so that a delivery knows its memo of
-  /// a slot's collection still holds.
+  /// Advances whenever a snapshot slot takes a collection while a delivery walks the table, so
+  /// that the delivery knows its memo of a slot's collection still holds.
   @inline(__always) private(set) var snapshotFills: UInt32 {
     get { header.pointee.snapshotFills }
     nonmutating set { header.pointee.snapshotFills = newValue }
@@ -163,8 +163,8 @@ struct _NodeObservers {
     nonmutating set { header.pointee.snapshots = newValue }
   }
   @inline(__always) private var snapshotCount: Int {
-    get { header.pointee.snapshotCount }
-    nonmutating set { header.pointee.snapshotCount = newValue }
+    get { Int(header.pointee.snapshotCount) }
+    nonmutating set { header.pointee.snapshotCount = Int32(newValue) }
   }
   @inline(__always) private var snapshotCapacity: Int {
     get { header.pointee.snapshotCapacity }
@@ -320,7 +320,8 @@ struct _NodeObservers {
         free = index
       }
     }
-    snapshotFills &+= 1
+    // NB: only a delivery keeps a memo that a fill invalidates.
+    if deliveryDepth > 0 { snapshotFills &+= 1 }
     if primary.storage == nil {
       primary.storage = Unmanaged.passRetained(storage)
       return 0
@@ -415,14 +416,14 @@ struct _TableHeader {
   var deferredReleases: Int32 = 0
   var allTraitsCount: Int32 = 0
   var recentSnapshot: Int32 = -1
+  var snapshotCount: Int32 = 0
   var observed = _TraitFilter.none
-  // Second line: the other baselines, which registering and cancelling rarely need.
+  // Second line: what registering and cancelling rarely need.
   var snapshotFills: UInt32 = 0
   /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
   ///
   /// Each slot, like `primary`, retains its storage once; a nil storage marks a free slot.
   var snapshots = UnsafeMutablePointer<_Snapshot>(bitPattern: MemoryLayout<_Snapshot>.alignment)!
-  var snapshotCount = 0
   var snapshotCapacity = 0
   /// How far the table lies into its allocation (see `_NodeObservers.allocate(capacity:)`).
   var allocationOffset: Int32
@@ -466,8 +467,8 @@ struct _Registration {
 
   /// A registration that calls `handler`, whose traits `filter` summarizes exactly; the entry
   /// takes over the handler's reference.
-  init(handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
-    self.id = TraitChangeRegistration.nextID()
+  init(id: UInt64, handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
+    self.id = id
     self.filter = traits.filter
     self.filterIsExact = true
     self.observesAllTraits = false
@@ -478,12 +479,13 @@ struct _Registration {
 
   /// A registration that calls `box`.
   init(
+    id: UInt64,
     box: _RegistrationBox,
     traits: _TraitIndexSet,
     snapshot: Int32,
     observesAllTraits: Bool
   ) {
-    self.id = TraitChangeRegistration.nextID()
+    self.id = id
     self.filter = observesAllTraits ? .all : traits.filter
     self.filterIsExact = !observesAllTraits && traits.isSummarizedExactly
     self.observesAllTraits = observesAllTraits
