@@ -401,12 +401,20 @@ extension TraitGraph {
         changed = previous._withUnsafeGuaranteedRef { entry.sawChange(in: storage, from: $0) }
       }
       guard changed else { continue }
-      if !observers.snapshot(current, holds: storage) {
-        current = observers.snapshot(for: storage)
+      if observers.hasSoleBaseline {
+        // NB: the registration alone uses the table's one baseline: the slot takes the
+        // collection in place, so that such a table never needs a second slot (traitkit-bench
+        // S1, S9).
+        _recycleAfterPass(observers.rebaseSoleBaseline(to: storage))
+        current = 0
+      } else {
+        if !observers.snapshot(current, holds: storage) {
+          current = observers.snapshot(for: storage)
+        }
+        observers.use(current)
+        observers.release(entry.snapshot, recyclingInto: self)
+        observers.move(position, to: current)
       }
-      observers.use(current)
-      observers.release(entry.snapshot, recyclingInto: self)
-      observers.move(position, to: current)
       // NB: judged before the call, which may change the node's collection.
       let wasted =
         allTraits

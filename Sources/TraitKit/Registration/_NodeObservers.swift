@@ -308,16 +308,19 @@ struct _NodeObservers {
   /// The snapshot slot that holds `storage`, made if needed, without adding a use.
   func snapshot(for storage: _Storage) -> Int32 {
     if snapshot(0, holds: storage) { return 0 }
-    if recentSnapshot > 0, snapshot(recentSnapshot, holds: storage) { return recentSnapshot }
     var free = -1
-    for index in 0..<snapshotCount {
-      if let snapshot = snapshots[index].storage {
-        if snapshot._withUnsafeGuaranteedRef({ $0 === storage }) {
-          recentSnapshot = Int32(index + 1)
-          return recentSnapshot
+    // NB: without other slots, the first line of the header is all there is to read.
+    if snapshotCount > 0 {
+      if recentSnapshot > 0, snapshot(recentSnapshot, holds: storage) { return recentSnapshot }
+      for index in 0..<snapshotCount {
+        if let snapshot = snapshots[index].storage {
+          if snapshot._withUnsafeGuaranteedRef({ $0 === storage }) {
+            recentSnapshot = Int32(index + 1)
+            return recentSnapshot
+          }
+        } else if free < 0 {
+          free = index
         }
-      } else if free < 0 {
-        free = index
       }
     }
     // NB: only a delivery keeps a memo that a fill invalidates.
@@ -342,6 +345,22 @@ struct _NodeObservers {
     snapshots[free].storage = Unmanaged.passRetained(storage)
     recentSnapshot = Int32(free + 1)
     return recentSnapshot
+  }
+
+  /// Whether the table has one baseline, in slot 0, which one live registration alone uses.
+  @inline(__always) var hasSoleBaseline: Bool {
+    snapshotCount == 0 && primary.uses == 1
+  }
+
+  /// Makes snapshot slot 0 hold `storage` instead of its collection, which it returns for the
+  /// caller to release: the registration that alone uses it moves to a new baseline in place.
+  ///
+  /// - Precondition: ``hasSoleBaseline``.
+  func rebaseSoleBaseline(to storage: _Storage) -> Unmanaged<_Storage> {
+    if deliveryDepth > 0 { snapshotFills &+= 1 }
+    let old = primary.storage.unsafelyUnwrapped
+    header.pointee.primary.storage = Unmanaged.passRetained(storage)
+    return old
   }
 
   /// Calls `body` with snapshot `slot`.
@@ -415,11 +434,11 @@ struct _TableHeader {
   var deliveryDepth: Int32 = 0
   var deferredReleases: Int32 = 0
   var allTraitsCount: Int32 = 0
-  var recentSnapshot: Int32 = -1
   var snapshotCount: Int32 = 0
-  var observed = _TraitFilter.none
-  // Second line: what registering and cancelling rarely need.
   var snapshotFills: UInt32 = 0
+  var observed = _TraitFilter.none
+  // Second line: what registering, cancelling and delivering to one baseline do not need.
+  var recentSnapshot: Int32 = -1
   /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
   ///
   /// Each slot, like `primary`, retains its storage once; a nil storage marks a free slot.
