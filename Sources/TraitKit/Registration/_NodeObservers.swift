@@ -19,7 +19,8 @@
 /// entries stay sorted by id for the binary search that finds a token. Outside a delivery the
 /// tombstone's callee is released at once (so the closure and what it captures go with it);
 /// inside one, the release waits until the delivery ends. Tombstones are compacted away once they are
-/// half the table, or all of it, so removal costs O(log n) amortized. A token remembers its
+/// all of the table, or half of a table of more than 32 entries, or when a full table would
+/// otherwise grow, so removal costs O(log n) amortized. A token remembers its
 /// entry's position, so finding the entry costs no search until a compaction moves it.
 ///
 /// A node owns its table: it makes it on its first registration, and destroys it when it
@@ -41,6 +42,9 @@ struct _NodeObservers {
   private static let lineSize = 64
   /// The alignment the allocator gives any allocation.
   private static let allocatorAlignment = 16
+  /// The table size below which tombstones wait for a full table or an empty one: compacting
+  /// reads every entry, a cache line each (traitkit-bench S6).
+  private static let compactionFloor: Int32 = 32
   /// The capacity of a new table.
   private static let initialCapacity: Int32 = 4
 
@@ -182,7 +186,12 @@ struct _NodeObservers {
   /// the entry's position.
   @discardableResult
   mutating func append(_ registration: _Registration) -> Int {
-    if entryCount == capacity { grow() }
+    if entryCount == capacity {
+      // NB: a full table with tombstones to spare reuses their room. Only when compacting
+      // releases nothing: a release here would run user code in the middle of registering.
+      if tombstones * 4 >= capacity && deferredReleases == 0 && deliveryDepth == 0 { compact() }
+      if entryCount == capacity { grow() }
+    }
     (entries + count).initialize(to: registration)
     entryCount += 1
     use(registration.snapshot)
@@ -261,7 +270,7 @@ struct _NodeObservers {
   }
 
   /// When no delivery is walking the entries: releases deferred callees, and removes tombstones once
-  /// they are half the table or all of it; then recomputes `observed`.
+  /// they are all of the table or half of a large one; then recomputes `observed`.
   @inline(__always)
   func compactIfIdle() {
     guard deliveryDepth == 0 else { return }
@@ -272,7 +281,8 @@ struct _NodeObservers {
       observed = .none
       return
     }
-    guard deferredReleases > 0 || tombstones * 2 > Swift.max(entryCount, 8) else { return }
+    guard deferredReleases > 0 || tombstones * 2 > Swift.max(entryCount, Self.compactionFloor)
+    else { return }
     compact()
   }
 

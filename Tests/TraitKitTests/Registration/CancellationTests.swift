@@ -28,17 +28,17 @@ struct CancellationTests {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
     var tokens: [String: TraitChangeRegistration] = [:]
-    for index in 0..<10 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
-    // Six tombstones of ten: the table compacts, and r6…r9 move to the front.
-    for index in 0..<6 { node.unregisterForTraitChanges(tokens["r\(index)"]) }
-    // Refill the table past r8's first position, so that its token points at another entry.
-    for index in 10..<22 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
+    for index in 0..<40 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
+    // Twenty-one tombstones of forty: the table compacts, and r21…r39 move to the front.
+    for index in 0..<21 { node.unregisterForTraitChanges(tokens["r\(index)"]) }
+    // Refill the table past r30's first position, so that its token points at another entry.
+    for index in 40..<71 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
 
-    node.unregisterForTraitChanges(tokens["r8"])
-    node.unregisterForTraitChanges(tokens["r8"])
+    node.unregisterForTraitChanges(tokens["r30"])
+    node.unregisterForTraitChanges(tokens["r30"])
     change(graph, to: .compact)
 
-    let expected = ["r6", "r7", "r9"] + (10..<22).map { "r\($0)" }
+    let expected = (21..<71).filter { $0 != 30 }.map { "r\($0)" }
     #expect(log.entries == expected)
     #expect(graph.statistics.liveRegistrations == expected.count)
   }
@@ -47,17 +47,36 @@ struct CancellationTests {
   func staleTokenCancelsNothing() {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
-    let tokens = (0..<10).map { register("r\($0)", on: node, into: log) }
-    for token in tokens.prefix(6) { node.unregisterForTraitChanges(token) }
-    for index in 10..<16 { register("r\(index)", on: node, into: log) }
+    let tokens = (0..<40).map { register("r\($0)", on: node, into: log) }
+    for token in tokens.prefix(21) { node.unregisterForTraitChanges(token) }
+    for index in 40..<61 { register("r\(index)", on: node, into: log) }
 
     // Each of these tokens now points at a live entry of another registration.
-    for token in tokens.prefix(6) { node.unregisterForTraitChanges(token) }
+    for token in tokens.prefix(21) { node.unregisterForTraitChanges(token) }
     change(graph, to: .compact)
 
-    let expected = (6..<16).map { "r\($0)" }
+    let expected = (21..<61).map { "r\($0)" }
     #expect(log.entries == expected)
     #expect(graph.statistics.liveRegistrations == expected.count)
+  }
+
+  @Test("a full table reuses the room of its tombstones, and tokens still find their entries")
+  func fullTableCompactsBeforeGrowing() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    // Eight entries fill a table of eight; cancelling three leaves tombstones that the next
+    // registration compacts away instead of growing the table.
+    let tokens = (0..<8).map { register("r\($0)", on: node, into: log) }
+    for index in [1, 3, 5] { node.unregisterForTraitChanges(tokens[index]) }
+    let late = (8..<12).map { register("r\($0)", on: node, into: log) }
+
+    node.unregisterForTraitChanges(tokens[6])
+    node.unregisterForTraitChanges(late[1])
+    node.unregisterForTraitChanges(tokens[3])
+    change(graph, to: .compact)
+
+    #expect(log.entries == ["r0", "r2", "r4", "r7", "r8", "r10", "r11"])
+    #expect(graph.statistics.liveRegistrations == 7)
   }
 
   @Test("a table emptied by cancelling takes new registrations and calls them in order")
