@@ -429,8 +429,9 @@ extension TraitGraph {
         entry.call(node, TraitCollection(_storage: previous))
       }
       guard alive else {
+        // NB: entries keep their positions while a delivery walks them (compaction waits).
         let observers = node._observers.unsafelyUnwrapped
-        if let position = observers.position(of: entry.id) {
+        if let position = observers.position(of: entry.id, hint: Int32(position)) {
           node._killRegistration(at: position, in: observers)
         }
         continue

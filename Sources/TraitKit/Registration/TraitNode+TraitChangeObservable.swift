@@ -204,14 +204,14 @@ extension TraitNode: TraitChangeObservable {
       !traits.isEmpty || observesAllTraits,
       "Must pass one or more traits to register for"
     )
-    // NB: the id first, before any load that may miss the cache: taking it is a locked
-    // instruction, which would wait for such loads (traitkit-bench S6).
-    let id = TraitChangeRegistration.nextID()
-    // NB: resolving first: it may release values, whose deinitializers may register here and
-    // so move the table. After it, nothing runs user code, so the collection can stay
-    // unretained: the node keeps it (traitkit-bench S6).
+    // NB: resolving first: it may release values, whose deinitializers may register here, and
+    // so move the table and take later ids. After it, nothing runs user code, so the collection
+    // can stay unretained: the node keeps it (traitkit-bench S6).
     _ = _resolvedStorage()
     let storage = _resolvedRef
+    // NB: the id before the table's loads, which may miss the cache: taking it is a locked
+    // instruction, which would wait for them (traitkit-bench S6).
+    let id = TraitChangeRegistration.nextID()
     var observers = _observers ?? .make()
     let registration = make(id, storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
     let position = observers.append(registration)

@@ -8,9 +8,9 @@
 /// observers of the changed traits and the nodes on the paths to them.
 ///
 /// The table is plain data on the delivery path. Entries are POD structs in the table's one
-/// allocation, after its header; each owns (+1) its callee: a handler closure, kept in the entry itself, or a
-/// box for the other forms (``_RegistrationBox``), which a delivery calls through a guaranteed
-/// reference. Baselines are shared: registrations that were made or called at the same
+/// allocation, after its header; each owns (+1) its callee: a handler closure, kept in the entry
+/// itself, or a box for the other forms (``_RegistrationBox``), which a delivery calls through a
+/// guaranteed reference. Baselines are shared: registrations that were made or called at the same
 /// collection point at one *snapshot*, a slot with a plain use count, so moving a registration to
 /// a new baseline is two integer updates, and the change check runs once per snapshot and
 /// traits rather than once per registration.
@@ -20,8 +20,8 @@
 /// tombstone's callee is released at once (so the closure and what it captures go with it);
 /// inside one, the release waits until the delivery ends. Tombstones are compacted away once they are
 /// all of the table, or half of a table of more than 32 entries, or when a full table would
-/// otherwise grow, so removal costs O(log n) amortized. A token remembers its
-/// entry's position, so finding the entry costs no search until a compaction moves it.
+/// otherwise grow, so removal costs O(log n) amortized. A token remembers its entry's position,
+/// so finding the entry costs no search until a compaction moves it.
 ///
 /// A node owns its table: it makes it on its first registration, and destroys it when it
 /// deinitializes.
@@ -38,10 +38,12 @@ struct _NodeObservers {
 
   /// The bytes before the first entry.
   private static let headerSize = 128
-  /// The alignment of the allocation, and the stride of an entry: a cache line.
+  /// The alignment of the allocation, and the stride of an entry on 64-bit platforms: a cache
+  /// line.
   private static let lineSize = 64
-  /// The alignment the allocator gives any allocation.
-  private static let allocatorAlignment = 16
+  /// The alignment to ask the allocator for: what it gives any allocation (two words), so that
+  /// asking costs nothing.
+  private static let allocatorAlignment = 2 * MemoryLayout<Int>.size
   /// The table size below which tombstones wait for a full table or an empty one: compacting
   /// reads every entry, a cache line each (traitkit-bench S6).
   private static let compactionFloor: Int32 = 32
@@ -67,11 +69,12 @@ struct _NodeObservers {
   private static func allocate(capacity: Int32) -> (UnsafeMutableRawPointer, Int32) {
     precondition(
       MemoryLayout<_TableHeader>.size <= headerSize
-        && MemoryLayout<_Registration>.stride == lineSize,
-      "Invariant: a registration table's header fits its lines, and an entry is one line"
+        && MemoryLayout<_Registration>.stride <= lineSize,
+      "Invariant: a registration table's header fits its lines, and an entry fits one line"
     )
+    let entriesSize = Int(capacity) * MemoryLayout<_Registration>.stride
     let allocation = UnsafeMutableRawPointer.allocate(
-      byteCount: headerSize + Int(capacity) * lineSize + lineSize - allocatorAlignment,
+      byteCount: headerSize + entriesSize + lineSize - allocatorAlignment,
       alignment: allocatorAlignment
     )
     let offset = (lineSize - Int(bitPattern: allocation) % lineSize) % lineSize
@@ -491,7 +494,8 @@ struct _Registration {
   /// The callee of the other forms, and the exact traits when `filter` cannot stand for them,
   /// owned (+1) by the table; nil for a handler kept inline.
   let box: Unmanaged<_RegistrationBox>?
-  /// Pads the entry to a cache line, so that reaching one entry touches one line.
+  /// Pads the entry to a cache line on 64-bit platforms, so that reaching one entry touches one
+  /// line.
   private let padding: UInt64 = 0
 
   /// A registration that calls `handler`, whose traits `filter` summarizes exactly; the entry

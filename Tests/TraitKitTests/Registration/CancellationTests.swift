@@ -21,6 +21,21 @@ private func change(_ graph: TraitGraph, to value: UserInterfaceSizeClass) {
   graph.updateTraitsIfNeeded()
 }
 
+/// A value that runs `onDeinit` when it goes.
+private final class CTPayload: Sendable {
+  nonisolated(unsafe) var onDeinit: (() -> Void)?
+
+  init(onDeinit: @escaping () -> Void) {
+    self.onDeinit = onDeinit
+  }
+
+  deinit { onDeinit?() }
+}
+
+private struct CTPayloadTrait: TraitDefinition {
+  static let defaultValue: CTPayload? = nil
+}
+
 @Suite("Cancelling by token")
 struct CancellationTests {
   @Test("a token cancels its own registration after cancellations have moved the entries")
@@ -122,5 +137,32 @@ struct CancellationTests {
 
     #expect(log.entries == ["canceller", "after"])
     #expect(graph.statistics.liveRegistrations == 1)
+  }
+
+  @Test("a registration made while registering, by a value that goes, keeps the order of ids")
+  func nestedRegistrationKeepsIdOrder() {
+    let (graph, node) = makeGraphWithChild()
+    let log = GTLog()
+    let first = register("p0", on: node, into: log)
+    // The node's own collection holds the payload; dropping the override leaves it stale.
+    node.traitOverrides[CTPayloadTrait.self] = CTPayload { [unowned node] in
+      register("nested", on: node, into: log)
+    }
+    _ = node.traitCollection[CTPayloadTrait.self]
+    node.traitOverrides[CTPayloadTrait.self] = nil
+    // Registering resolves the node's collection first, which lets the payload go: its
+    // registration comes before this one, in position and in id.
+    let outer = register("outer", on: node, into: log)
+    let fillers = (0..<40).map { register("f\($0)", on: node, into: log) }
+    #expect(graph.statistics.liveRegistrations == 43)
+
+    // Twenty-two tombstones of 43: a compaction moves `outer`, so cancelling it searches the
+    // table by id.
+    node.unregisterForTraitChanges(first)
+    for token in fillers.prefix(21) { node.unregisterForTraitChanges(token) }
+    node.unregisterForTraitChanges(outer)
+    change(graph, to: .compact)
+
+    #expect(log.entries == ["nested"] + (21..<40).map { "f\($0)" })
   }
 }
