@@ -25,6 +25,7 @@
 ///
 /// A node owns its table: it makes it on its first registration, and destroys it when it
 /// deinitializes.
+@dynamicMemberLookup
 struct _NodeObservers {
   // NB: one allocation, aligned to a cache line: a header of two lines, then the entries, one
   // line each. The first line holds all that registering and cancelling read and write, the first
@@ -92,14 +93,14 @@ struct _NodeObservers {
   ///   releases run deinitializers, which must not find it there).
   func destroy() {
     #if TRAITKIT_INTERNAL_CHECKS
-    precondition(deliveryDepth == 0, "Invariant: a registration table outlives its deliveries")
+    precondition(self.deliveryDepth == 0, "Invariant: a registration table outlives its deliveries")
     #endif
     for position in 0..<count where !entries[position].calleeReleased {
       entries[position].releaseCallee()
     }
-    primary.storage?.release()
-    for slot in 0..<snapshotCount { snapshots[slot].storage?.release() }
-    if snapshotCapacity > 0 { snapshots.deallocate() }
+    self.primary.storage?.release()
+    for slot in 0..<Int(self.snapshotCount) { self.snapshots[slot].storage?.release() }
+    if self.snapshotCapacity > 0 { self.snapshots.deallocate() }
     deallocate()
   }
 
@@ -114,74 +115,17 @@ struct _NodeObservers {
 
   // MARK: - Header fields
 
-  @inline(__always) private var primary: _Snapshot {
-    get { header.pointee.primary }
-    nonmutating set { header.pointee.primary = newValue }
-  }
-  @inline(__always) private var entryCount: Int32 {
-    get { header.pointee.entryCount }
-    nonmutating set { header.pointee.entryCount = newValue }
-  }
-  @inline(__always) private var capacity: Int32 {
-    get { header.pointee.capacity }
-    nonmutating set { header.pointee.capacity = newValue }
-  }
-  @inline(__always) private var liveEntryCount: Int32 {
-    get { header.pointee.liveEntryCount }
-    nonmutating set { header.pointee.liveEntryCount = newValue }
-  }
-  @inline(__always) private var tombstones: Int32 {
-    get { header.pointee.tombstones }
-    nonmutating set { header.pointee.tombstones = newValue }
-  }
-  /// How many deliveries are walking `entries`; compaction waits until none is.
-  @inline(__always) var deliveryDepth: Int32 {
-    get { header.pointee.deliveryDepth }
-    nonmutating set { header.pointee.deliveryDepth = newValue }
-  }
-  /// Tombstones whose callee's release waits for the delivery that was running when they died.
-  @inline(__always) private var deferredReleases: Int32 {
-    get { header.pointee.deferredReleases }
-    nonmutating set { header.pointee.deferredReleases = newValue }
-  }
-  /// The live entries that observe every trait (legacy callbacks).
-  @inline(__always) private(set) var allTraitsCount: Int {
-    get { Int(header.pointee.allTraitsCount) }
-    nonmutating set { header.pointee.allTraitsCount = Int32(newValue) }
-  }
-  /// The snapshot slot found or made last: registrations made together look it up first.
-  @inline(__always) private var recentSnapshot: Int32 {
-    get { header.pointee.recentSnapshot }
-    nonmutating set { header.pointee.recentSnapshot = newValue }
-  }
-  /// A superset of the traits the live entries observe.
-  @inline(__always) private(set) var observed: _TraitFilter {
-    get { header.pointee.observed }
-    nonmutating set { header.pointee.observed = newValue }
-  }
-  /// Advances whenever a snapshot slot takes a collection while a delivery walks the table, so
-  /// that the delivery knows its memo of a slot's collection still holds.
-  @inline(__always) private(set) var snapshotFills: UInt32 {
-    get { header.pointee.snapshotFills }
-    nonmutating set { header.pointee.snapshotFills = newValue }
-  }
-  @inline(__always) private var snapshots: UnsafeMutablePointer<_Snapshot> {
-    get { header.pointee.snapshots }
-    nonmutating set { header.pointee.snapshots = newValue }
-  }
-  @inline(__always) private var snapshotCount: Int {
-    get { Int(header.pointee.snapshotCount) }
-    nonmutating set { header.pointee.snapshotCount = Int32(newValue) }
-  }
-  @inline(__always) private var snapshotCapacity: Int {
-    get { header.pointee.snapshotCapacity }
-    nonmutating set { header.pointee.snapshotCapacity = newValue }
+  /// A field of the table's header, read and written as if it were the table's own.
+  @inline(__always)
+  subscript<Value>(dynamicMember field: WritableKeyPath<_TableHeader, Value>) -> Value {
+    get { header.pointee[keyPath: field] }
+    nonmutating set { header.pointee[keyPath: field] = newValue }
   }
 
   /// The number of entries, tombstones included.
-  @inline(__always) var count: Int { Int(entryCount) }
+  @inline(__always) var count: Int { Int(self.entryCount) }
   /// The number of entries that are not tombstones.
-  @inline(__always) var liveCount: Int { Int(liveEntryCount) }
+  @inline(__always) var liveCount: Int { Int(self.liveEntryCount) }
 
   // MARK: - Entries
 
@@ -189,25 +133,29 @@ struct _NodeObservers {
   /// the entry's position.
   @discardableResult
   mutating func append(_ registration: _Registration) -> Int {
-    if entryCount == capacity {
+    if self.entryCount == self.capacity {
       // NB: a full table with tombstones to spare reuses their room. Only when compacting
       // releases nothing: a release here would run user code in the middle of registering.
-      if tombstones * 4 >= capacity && deferredReleases == 0 && deliveryDepth == 0 { compact() }
-      if entryCount == capacity { grow() }
+      if self.tombstones * 4 >= self.capacity && self.deferredReleases == 0
+        && self.deliveryDepth == 0
+      {
+        compact()
+      }
+      if self.entryCount == self.capacity { grow() }
     }
     (entries + count).initialize(to: registration)
-    entryCount += 1
+    self.entryCount += 1
     use(registration.snapshot)
-    liveEntryCount += 1
-    if registration.observesAllTraits { allTraitsCount += 1 }
-    observed |= registration.filter
+    self.liveEntryCount += 1
+    if registration.observesAllTraits { self.allTraitsCount += 1 }
+    self.observed |= registration.filter
     return count - 1
   }
 
   /// Moves the table to an allocation with twice the capacity.
   @inline(never)
   private mutating func grow() {
-    let newCapacity = capacity * 2
+    let newCapacity = self.capacity * 2
     let (grownBase, offset) = Self.allocate(capacity: newCapacity)
     let grown = _NodeObservers(base: grownBase)
     let allocation = base - Int(header.pointee.allocationOffset)
@@ -215,7 +163,7 @@ struct _NodeObservers {
     grown.entries.moveInitialize(from: entries, count: count)
     allocation.deallocate()
     base = grown.base
-    capacity = newCapacity
+    self.capacity = newCapacity
     header.pointee.allocationOffset = offset
   }
 
@@ -248,16 +196,16 @@ struct _NodeObservers {
   /// to a callback, so it waits in the graph's recycling list until the pass ends.
   func kill(at position: Int, recyclingInto graph: Unmanaged<TraitGraph>?) {
     let entry = entries[position]
-    if entry.observesAllTraits { allTraitsCount -= 1 }
+    if entry.observesAllTraits { self.allTraitsCount -= 1 }
     let freedBaseline = dropUse(entry.snapshot)
     entries[position].isLive = false
-    liveEntryCount -= 1
-    tombstones += 1
-    let releasesNow = deliveryDepth == 0
+    self.liveEntryCount -= 1
+    self.tombstones += 1
+    let releasesNow = self.deliveryDepth == 0
     if releasesNow {
       entries[position].calleeReleased = true
     } else {
-      deferredReleases += 1
+      self.deferredReleases += 1
     }
     compactIfIdle()
     // NB: releases last, with the table consistent: they run deinitializers, which may register
@@ -276,15 +224,17 @@ struct _NodeObservers {
   /// they are all of the table or half of a large one; then recomputes `observed`.
   @inline(__always)
   func compactIfIdle() {
-    guard deliveryDepth == 0 else { return }
-    if liveEntryCount == 0 && deferredReleases == 0 {
+    guard self.deliveryDepth == 0 else { return }
+    if self.liveEntryCount == 0 && self.deferredReleases == 0 {
       // Every entry is a tombstone whose callee is released: nothing to walk.
-      entryCount = 0
-      tombstones = 0
-      observed = .none
+      self.entryCount = 0
+      self.tombstones = 0
+      self.observed = .none
       return
     }
-    guard deferredReleases > 0 || tombstones * 2 > Swift.max(entryCount, Self.compactionFloor)
+    guard
+      self.deferredReleases > 0
+        || self.tombstones * 2 > Swift.max(self.entryCount, Self.compactionFloor)
     else { return }
     compact()
   }
@@ -303,10 +253,10 @@ struct _NodeObservers {
         unreleased.append(entries[position])
       }
     }
-    entryCount = Int32(kept)
-    tombstones = 0
-    deferredReleases = 0
-    observed = filter
+    self.entryCount = Int32(kept)
+    self.tombstones = 0
+    self.deferredReleases = 0
+    self.observed = filter
     // NB: releases last, with the table consistent (see `kill(at:recyclingInto:)`).
     for entry in unreleased { entry.releaseCallee() }
   }
@@ -323,13 +273,15 @@ struct _NodeObservers {
     if snapshot(0, holds: storage) { return 0 }
     var free = -1
     // NB: without other slots, the first line of the header is all there is to read.
-    if snapshotCount > 0 {
-      if recentSnapshot > 0, snapshot(recentSnapshot, holds: storage) { return recentSnapshot }
-      for index in 0..<snapshotCount {
-        if let snapshot = snapshots[index].storage {
+    if self.snapshotCount > 0 {
+      if self.recentSnapshot > 0, snapshot(self.recentSnapshot, holds: storage) {
+        return self.recentSnapshot
+      }
+      for index in 0..<Int(self.snapshotCount) {
+        if let snapshot = self.snapshots[index].storage {
           if snapshot._withUnsafeGuaranteedRef({ $0 === storage }) {
-            recentSnapshot = Int32(index + 1)
-            return recentSnapshot
+            self.recentSnapshot = Int32(index + 1)
+            return self.recentSnapshot
           }
         } else if free < 0 {
           free = index
@@ -337,32 +289,32 @@ struct _NodeObservers {
       }
     }
     // NB: only a delivery keeps a memo that a fill invalidates.
-    if deliveryDepth > 0 { snapshotFills &+= 1 }
-    if primary.storage == nil {
-      primary.storage = Unmanaged.passRetained(storage)
+    if self.deliveryDepth > 0 { self.snapshotFills &+= 1 }
+    if self.primary.storage == nil {
+      self.primary.storage = Unmanaged.passRetained(storage)
       return 0
     }
     if free < 0 {
-      if snapshotCount == snapshotCapacity {
-        let newCapacity = Swift.max(2, snapshotCapacity * 2)
+      if Int(self.snapshotCount) == self.snapshotCapacity {
+        let newCapacity = Swift.max(2, self.snapshotCapacity * 2)
         let grown = UnsafeMutablePointer<_Snapshot>.allocate(capacity: newCapacity)
-        grown.moveInitialize(from: snapshots, count: snapshotCount)
-        if snapshotCapacity > 0 { snapshots.deallocate() }
-        snapshots = grown
-        snapshotCapacity = newCapacity
+        grown.moveInitialize(from: self.snapshots, count: Int(self.snapshotCount))
+        if self.snapshotCapacity > 0 { self.snapshots.deallocate() }
+        self.snapshots = grown
+        self.snapshotCapacity = newCapacity
       }
-      free = snapshotCount
-      (snapshots + free).initialize(to: _Snapshot(storage: nil, uses: 0))
-      snapshotCount += 1
+      free = Int(self.snapshotCount)
+      (self.snapshots + free).initialize(to: _Snapshot(storage: nil, uses: 0))
+      self.snapshotCount += 1
     }
-    snapshots[free].storage = Unmanaged.passRetained(storage)
-    recentSnapshot = Int32(free + 1)
-    return recentSnapshot
+    self.snapshots[free].storage = Unmanaged.passRetained(storage)
+    self.recentSnapshot = Int32(free + 1)
+    return self.recentSnapshot
   }
 
   /// Whether the table has one baseline, in slot 0, which one live registration alone uses.
   @inline(__always) var hasSoleBaseline: Bool {
-    snapshotCount == 0 && primary.uses == 1
+    self.snapshotCount == 0 && self.primary.uses == 1
   }
 
   /// Makes snapshot slot 0 hold `storage` instead of its collection, which it returns for the
@@ -370,8 +322,8 @@ struct _NodeObservers {
   ///
   /// - Precondition: ``hasSoleBaseline``.
   func rebaseSoleBaseline(to storage: _Storage) -> Unmanaged<_Storage> {
-    if deliveryDepth > 0 { snapshotFills &+= 1 }
-    let old = primary.storage.unsafelyUnwrapped
+    if self.deliveryDepth > 0 { self.snapshotFills &+= 1 }
+    let old = self.primary.storage.unsafelyUnwrapped
     header.pointee.primary.storage = Unmanaged.passRetained(storage)
     return old
   }
@@ -384,7 +336,7 @@ struct _NodeObservers {
     _ slot: Int32,
     _ body: (inout _Snapshot) -> Result
   ) -> Result {
-    slot == 0 ? body(&header.pointee.primary) : body(&snapshots[Int(slot) - 1])
+    slot == 0 ? body(&header.pointee.primary) : body(&self.snapshots[Int(slot) - 1])
   }
 
   /// Adds a use of snapshot `slot`.
@@ -410,7 +362,7 @@ struct _NodeObservers {
   }
 
   /// The number of snapshot slots, free ones included.
-  var _snapshotSlotCount: Int { snapshotCount + 1 }
+  var _snapshotSlotCount: Int { Int(self.snapshotCount) + 1 }
 
   /// The use count of snapshot `slot`, and whether it holds a storage.
   func _snapshotState(_ slot: Int32) -> (uses: Int32, isHeld: Bool) {
@@ -440,17 +392,27 @@ extension _NodeObservers: Sendable {}
 struct _TableHeader {
   /// Snapshot slot 0, kept here rather than in `snapshots`: most tables have one baseline.
   var primary = _Snapshot(storage: nil, uses: 0)
+  /// The number of entries, tombstones included.
   var entryCount: Int32 = 0
   var capacity: Int32
+  /// The number of entries that are not tombstones.
   var liveEntryCount: Int32 = 0
   var tombstones: Int32 = 0
+  /// How many deliveries are walking the entries; compaction waits until none is.
   var deliveryDepth: Int32 = 0
+  /// Tombstones whose callee's release waits for the delivery that was running when they died.
   var deferredReleases: Int32 = 0
+  /// The live entries that observe every trait (legacy callbacks).
   var allTraitsCount: Int32 = 0
+  /// The number of snapshot slots in `snapshots`, free ones included.
   var snapshotCount: Int32 = 0
+  /// Advances whenever a snapshot slot takes a collection while a delivery walks the table, so
+  /// that the delivery knows its memo of a slot's collection still holds.
   var snapshotFills: UInt32 = 0
+  /// A superset of the traits the live entries observe.
   var observed = _TraitFilter.none
   // Second line: what registering, cancelling and delivering to one baseline do not need.
+  /// The snapshot slot found or made last: registrations made together look it up first.
   var recentSnapshot: Int32 = -1
   /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
   ///

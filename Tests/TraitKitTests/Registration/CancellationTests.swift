@@ -6,21 +6,6 @@ import TraitKit
 // hold both shortcuts to the plain behaviour: a token cancels exactly its own registration, and
 // the registrations that remain are called once each, in the order they were made.
 
-/// Registers a handler named `name` for the horizontal size class on `node`, logging its calls.
-@discardableResult
-private func register(_ name: String, on node: GTNode, into log: GTLog) -> TraitChangeRegistration {
-  node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-    (_: GTNode, _: TraitCollection) in
-    log.append(name)
-  }
-}
-
-/// Changes the horizontal size class at the root to `value` and runs the pass.
-private func change(_ graph: TraitGraph, to value: UserInterfaceSizeClass) {
-  graph.root.traitOverrides.horizontalSizeClass = value
-  graph.updateTraitsIfNeeded()
-}
-
 /// A value that runs `onDeinit` when it goes.
 private final class CTPayload: Sendable {
   nonisolated(unsafe) var onDeinit: (() -> Void)?
@@ -43,15 +28,19 @@ struct CancellationTests {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
     var tokens: [String: TraitChangeRegistration] = [:]
-    for index in 0..<40 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
+    for index in 0..<40 {
+      tokens["r\(index)"] = gtRegisterLogging("r\(index)", on: node, into: log)
+    }
     // Twenty-one tombstones of forty: the table compacts, and r21…r39 move to the front.
     for index in 0..<21 { node.unregisterForTraitChanges(tokens["r\(index)"]) }
     // Refill the table past r30's first position, so that its token points at another entry.
-    for index in 40..<71 { tokens["r\(index)"] = register("r\(index)", on: node, into: log) }
+    for index in 40..<71 {
+      tokens["r\(index)"] = gtRegisterLogging("r\(index)", on: node, into: log)
+    }
 
     node.unregisterForTraitChanges(tokens["r30"])
     node.unregisterForTraitChanges(tokens["r30"])
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
 
     let expected = (21..<71).filter { $0 != 30 }.map { "r\($0)" }
     #expect(log.entries == expected)
@@ -62,13 +51,13 @@ struct CancellationTests {
   func staleTokenCancelsNothing() {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
-    let tokens = (0..<40).map { register("r\($0)", on: node, into: log) }
+    let tokens = (0..<40).map { gtRegisterLogging("r\($0)", on: node, into: log) }
     for token in tokens.prefix(21) { node.unregisterForTraitChanges(token) }
-    for index in 40..<61 { register("r\(index)", on: node, into: log) }
+    for index in 40..<61 { gtRegisterLogging("r\(index)", on: node, into: log) }
 
     // Each of these tokens now points at a live entry of another registration.
     for token in tokens.prefix(21) { node.unregisterForTraitChanges(token) }
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
 
     let expected = (21..<61).map { "r\($0)" }
     #expect(log.entries == expected)
@@ -81,14 +70,14 @@ struct CancellationTests {
     let log = GTLog()
     // Eight entries fill a table of eight; cancelling three leaves tombstones that the next
     // registration compacts away instead of growing the table.
-    let tokens = (0..<8).map { register("r\($0)", on: node, into: log) }
+    let tokens = (0..<8).map { gtRegisterLogging("r\($0)", on: node, into: log) }
     for index in [1, 3, 5] { node.unregisterForTraitChanges(tokens[index]) }
-    let late = (8..<12).map { register("r\($0)", on: node, into: log) }
+    let late = (8..<12).map { gtRegisterLogging("r\($0)", on: node, into: log) }
 
     node.unregisterForTraitChanges(tokens[6])
     node.unregisterForTraitChanges(late[1])
     node.unregisterForTraitChanges(tokens[3])
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
 
     #expect(log.entries == ["r0", "r2", "r4", "r7", "r8", "r10", "r11"])
     #expect(graph.statistics.liveRegistrations == 7)
@@ -98,15 +87,15 @@ struct CancellationTests {
   func emptiedTableStartsAgain() {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
-    let first = (0..<3).map { register("old\($0)", on: node, into: log) }
+    let first = (0..<3).map { gtRegisterLogging("old\($0)", on: node, into: log) }
     for token in first.reversed() { node.unregisterForTraitChanges(token) }
     #expect(graph.statistics.liveRegistrations == 0)
 
-    let second = (0..<3).map { register("new\($0)", on: node, into: log) }
+    let second = (0..<3).map { gtRegisterLogging("new\($0)", on: node, into: log) }
     // The old tokens point at the positions the new registrations now hold.
     for token in first { node.unregisterForTraitChanges(token) }
     node.unregisterForTraitChanges(second[1])
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
 
     #expect(log.entries == ["new0", "new2"])
     #expect(graph.statistics.liveRegistrations == 2)
@@ -126,14 +115,14 @@ struct CancellationTests {
         for token in tokens { node.unregisterForTraitChanges(token) }
       }
     )
-    tokens.append(register("cancelled", on: node, into: log))
-    change(graph, to: .compact)
+    tokens.append(gtRegisterLogging("cancelled", on: node, into: log))
+    gtChangeSizeClass(graph, to: .compact)
     #expect(log.entries == ["canceller"])
     #expect(graph.statistics.liveRegistrations == 0)
 
-    register("after", on: node, into: log)
-    change(graph, to: .compact)
-    change(graph, to: .regular)
+    gtRegisterLogging("after", on: node, into: log)
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
 
     #expect(log.entries == ["canceller", "after"])
     #expect(graph.statistics.liveRegistrations == 1)
@@ -143,17 +132,17 @@ struct CancellationTests {
   func nestedRegistrationKeepsIdOrder() {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
-    let first = register("p0", on: node, into: log)
+    let first = gtRegisterLogging("p0", on: node, into: log)
     // The node's own collection holds the payload; dropping the override leaves it stale.
     node.traitOverrides[CTPayloadTrait.self] = CTPayload { [unowned node] in
-      register("nested", on: node, into: log)
+      gtRegisterLogging("nested", on: node, into: log)
     }
     _ = node.traitCollection[CTPayloadTrait.self]
     node.traitOverrides[CTPayloadTrait.self] = nil
     // Registering resolves the node's collection first, which lets the payload go: its
     // registration comes before this one, in position and in id.
-    let outer = register("outer", on: node, into: log)
-    let fillers = (0..<40).map { register("f\($0)", on: node, into: log) }
+    let outer = gtRegisterLogging("outer", on: node, into: log)
+    let fillers = (0..<40).map { gtRegisterLogging("f\($0)", on: node, into: log) }
     #expect(graph.statistics.liveRegistrations == 43)
 
     // Twenty-two tombstones of 43: a compaction moves `outer`, so cancelling it searches the
@@ -161,7 +150,7 @@ struct CancellationTests {
     node.unregisterForTraitChanges(first)
     for token in fillers.prefix(21) { node.unregisterForTraitChanges(token) }
     node.unregisterForTraitChanges(outer)
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
 
     #expect(log.entries == ["nested"] + (21..<40).map { "f\($0)" })
   }

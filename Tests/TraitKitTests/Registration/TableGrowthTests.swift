@@ -5,21 +5,6 @@ import TraitKit
 // table while a pass walks it, from a handler and from a deinitializer, and check that the pass
 // goes on with every registration called once, in order, and the new ones left for later passes.
 
-/// Changes the horizontal size class at the root to `value` and runs the pass.
-private func change(_ graph: TraitGraph, to value: UserInterfaceSizeClass) {
-  graph.root.traitOverrides.horizontalSizeClass = value
-  graph.updateTraitsIfNeeded()
-}
-
-/// Registers a handler named `name` for the horizontal size class on `node`, logging its calls.
-@discardableResult
-private func register(_ name: String, on node: GTNode, into log: GTLog) -> TraitChangeRegistration {
-  node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-    (_: GTNode, _: TraitCollection) in
-    log.append(name)
-  }
-}
-
 /// An object that registers `count` handlers on a node when it goes away.
 private final class RegistersWhenReleased {
   let node: GTNode
@@ -33,7 +18,7 @@ private final class RegistersWhenReleased {
   }
 
   deinit {
-    for index in 0..<count { register("late\(index)", on: node, into: log) }
+    for index in 0..<count { gtRegisterLogging("late\(index)", on: node, into: log) }
   }
 }
 
@@ -43,22 +28,22 @@ struct TableGrowthTests {
   func handlerGrowsItsTable() {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
-    register("a", on: node, into: log)
+    gtRegisterLogging("a", on: node, into: log)
     node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
       (node: GTNode, _: TraitCollection) in
       log.append("grower")
       // Twenty more: the table of four grows twice while the pass walks it.
-      for index in 0..<20 { register("new\(index)", on: node, into: log) }
+      for index in 0..<20 { gtRegisterLogging("new\(index)", on: node, into: log) }
     }
-    register("b", on: node, into: log)
-    register("c", on: node, into: log)
+    gtRegisterLogging("b", on: node, into: log)
+    gtRegisterLogging("c", on: node, into: log)
 
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
     #expect(log.entries == ["a", "grower", "b", "c"])
     #expect(graph.statistics.liveRegistrations == 24)
 
     log.removeAll()
-    change(graph, to: .regular)
+    gtChangeSizeClass(graph, to: .regular)
     // The grower registers twenty more again, which this pass does not call either.
     #expect(log.entries == ["a", "grower", "b", "c"] + (0..<20).map { "new\($0)" })
     #expect(graph.statistics.liveRegistrations == 44)
@@ -74,10 +59,10 @@ struct TableGrowthTests {
     node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
       (node: GTNode, _: TraitCollection) in
       log.append("grower")
-      for index in 0..<10 { register("new\(index)", on: node, into: log) }
+      for index in 0..<10 { gtRegisterLogging("new\(index)", on: node, into: log) }
     }
 
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
 
     #expect(log.entries == ["grower", "wildcard"])
     node.unregisterForTraitChanges(wildcard)
@@ -102,16 +87,16 @@ struct TableGrowthTests {
         _ = releaser
       }
     }
-    register("after", on: node, into: log)
+    gtRegisterLogging("after", on: node, into: log)
 
     // The cancelled handler's capture goes when the delivery ends; its deinitializer then
     // registers twelve handlers, which moves the table the pass has just finished with.
-    change(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .compact)
     #expect(log.entries == ["canceller", "after"])
     #expect(graph.statistics.liveRegistrations == 14)
 
     log.removeAll()
-    change(graph, to: .regular)
+    gtChangeSizeClass(graph, to: .regular)
     #expect(log.entries == ["canceller", "after"] + (0..<12).map { "late\($0)" })
   }
 

@@ -129,6 +129,25 @@ func makeGraphWithChild() -> (graph: TraitGraph, node: GTNode) {
   return (graph, node)
 }
 
+/// Registers a handler named `name` for the horizontal size class on `node`, logging its calls.
+@discardableResult
+func gtRegisterLogging(
+  _ name: String,
+  on node: GTNode,
+  into log: GTLog
+) -> TraitChangeRegistration {
+  node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+    (_: GTNode, _: TraitCollection) in
+    log.append(name)
+  }
+}
+
+/// Changes the horizontal size class at `graph`'s root to `value` and runs the pass.
+func gtChangeSizeClass(_ graph: TraitGraph, to value: UserInterfaceSizeClass) {
+  graph.root.traitOverrides.horizontalSizeClass = value
+  graph.updateTraitsIfNeeded()
+}
+
 extension TraitNode {
   /// Adds `children` in order and returns them.
   @discardableResult
