@@ -63,7 +63,7 @@ extension _NodeObservers {
       if entries[position].isLive {
         live += 1
         precondition(
-          observed.contains(entries[position].filter),
+          self.observed.contains(entries[position].filter),
           "Invariant: the table's summary covers each live registration"
         )
         precondition(
@@ -73,6 +73,14 @@ extension _NodeObservers {
       }
     }
     precondition(live == liveCount, "Invariant: liveCount counts the live registrations")
+    precondition(
+      count - live == Int(self.tombstones),
+      "Invariant: tombstones counts the entries that are not live"
+    )
+    precondition(
+      count <= Int(self.capacity),
+      "Invariant: a registration table's entries fit its allocation"
+    )
     var uses = [Int32](repeating: 0, count: _snapshotSlotCount)
     for position in 0..<count where entries[position].isLive {
       uses[Int(entries[position].snapshot)] += 1
