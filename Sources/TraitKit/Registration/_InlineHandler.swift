@@ -24,11 +24,12 @@ struct _InlineHandler {
     let function: Function
   }
 
-  /// No closure: the placeholder in an entry whose callee is a box.
+  /// The given words, as an entry stores another callee in their place (see
+  /// `_Registration.box`).
   ///
-  /// Neither call nor release it.
-  init() {
-    bits = (0, 0)
+  /// Neither call nor release it unless `bits` came from a handler.
+  init(bits: (UInt, UInt)) {
+    self.bits = bits
   }
 
   /// Takes over `handler`'s reference to its closure; ``release()`` gives it back.

@@ -27,26 +27,25 @@
 /// deinitializes.
 @dynamicMemberLookup
 struct _NodeObservers {
-  // NB: one allocation, aligned to a cache line: a header of two lines, then the entries, one
-  // line each. The first line holds all that registering and cancelling read and write, the first
-  // baseline snapshot included, and an entry's address is the table's plus its position, so
-  // that cancelling loads the header and the entry at once rather than one after the other
-  // (traitkit-bench S6). Growing moves the table: whoever holds it across a call that may
-  // register on its node reads it from the node again.
+  // NB: one allocation, aligned to a cache line: a header of two lines, then the entries, 48
+  // bytes each on 64-bit platforms. The first line holds all that registering and cancelling
+  // read and write, the first baseline snapshot included, and an entry's address is the table's
+  // plus its position, so that cancelling loads the header and the entry at once rather than
+  // one after the other (traitkit-bench S6). Growing moves the table: whoever holds it across a
+  // call that may register on its node reads it from the node again.
 
   /// The table's allocation: a `_TableHeader`, then `capacity` entries.
   private(set) var base: UnsafeMutableRawPointer
 
   /// The bytes before the first entry.
   private static let headerSize = 128
-  /// The alignment of the allocation, and the stride of an entry on 64-bit platforms: a cache
-  /// line.
+  /// The alignment of the allocation: a cache line.
   private static let lineSize = 64
   /// The alignment to ask the allocator for: what it gives any allocation (two words), so that
   /// asking costs nothing.
   private static let allocatorAlignment = 2 * MemoryLayout<Int>.size
   /// The table size below which tombstones wait for a full table or an empty one: compacting
-  /// reads every entry, a cache line each (traitkit-bench S6).
+  /// reads every entry (traitkit-bench S6).
   private static let compactionFloor: Int32 = 32
   /// The capacity of a new table.
   private static let initialCapacity: Int32 = 4
@@ -69,9 +68,8 @@ struct _NodeObservers {
   // (traitkit-bench S6, owner deallocation).
   private static func allocate(capacity: Int32) -> (UnsafeMutableRawPointer, Int32) {
     precondition(
-      MemoryLayout<_TableHeader>.size <= headerSize
-        && MemoryLayout<_Registration>.stride <= lineSize,
-      "Invariant: a registration table's header fits its lines, and an entry fits one line"
+      MemoryLayout<_TableHeader>.size <= headerSize,
+      "Invariant: a registration table's header fits its two lines"
     )
     let entriesSize = Int(capacity) * MemoryLayout<_Registration>.stride
     let allocation = UnsafeMutableRawPointer.allocate(
@@ -451,14 +449,25 @@ struct _Registration {
   /// The snapshot slot of the node's collection when the registration was last called, or when
   /// it was made: its baseline.
   var snapshot: Int32
-  /// The callee of a registration without a box, owned (+1) by the table.
-  let handler: _InlineHandler
-  /// The callee of the other forms, and the exact traits when `filter` cannot stand for them,
-  /// owned (+1) by the table; nil for a handler kept inline.
-  let box: Unmanaged<_RegistrationBox>?
-  /// Pads the entry to a cache line on 64-bit platforms, so that reaching one entry touches one
-  /// line.
-  private let padding: UInt64 = 0
+  /// The callee, owned (+1) by the table: a handler closure's two words, or, for the other
+  /// forms, a zero where a closure's function is (never zero) and then the box.
+  // NB: one pair of words for either callee keeps an entry at 48 bytes: a register+cancel pair
+  // is bound by the entry lines it touches (traitkit-bench S6).
+  private let callee: _InlineHandler
+
+  /// The callee of a registration without a box.
+  ///
+  /// - Precondition: `box` is nil.
+  @inline(__always) var handler: _InlineHandler { callee }
+
+  /// The callee of the other forms, and the exact traits when `filter` cannot stand for them;
+  /// nil for a handler kept inline.
+  @inline(__always) var box: Unmanaged<_RegistrationBox>? {
+    guard callee.bits.0 == 0, let box = UnsafeRawPointer(bitPattern: callee.bits.1) else {
+      return nil
+    }
+    return Unmanaged.fromOpaque(box)
+  }
 
   /// A registration that calls `handler`, whose traits `filter` summarizes exactly; the entry
   /// takes over the handler's reference.
@@ -468,8 +477,7 @@ struct _Registration {
     self.filterIsExact = true
     self.observesAllTraits = false
     self.snapshot = snapshot
-    self.handler = handler
-    self.box = nil
+    self.callee = handler
   }
 
   /// A registration that calls `box`.
@@ -485,8 +493,9 @@ struct _Registration {
     self.filterIsExact = !observesAllTraits && traits.isSummarizedExactly
     self.observesAllTraits = observesAllTraits
     self.snapshot = snapshot
-    self.handler = _InlineHandler()
-    self.box = Unmanaged.passRetained(box)
+    self.callee = _InlineHandler(
+      bits: (0, UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()))
+    )
   }
 
   /// Calls the registration for `node`; returns `false` when its target is gone.
