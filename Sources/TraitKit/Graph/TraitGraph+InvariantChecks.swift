@@ -27,6 +27,10 @@ extension TraitGraph {
         node._observedHere.contains(node._ownObserved),
         "Invariant: a node's observed summary covers what its tables observe"
       )
+      precondition(
+        node._subtreeObserved.contains(node._observedHere),
+        "Invariant: a subtree summary covers its node's own summary"
+      )
       var below = node._ownObserved
       for child in node._children.nodes {
         precondition(child._parent === node, "Invariant: a child's parent lists it as a child")

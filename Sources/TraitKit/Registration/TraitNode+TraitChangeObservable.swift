@@ -217,8 +217,12 @@ extension TraitNode: TraitChangeObservable {
     let position = observers.append(registration)
     _observers = observers
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations += 1 }
-    _observedHere |= registration.filter
-    _propagateObserved(registration.filter)
+    // NB: a subtree summary covers its node's own, so traits this node already observes need
+    // no propagation, and registering reads no further line of the node (traitkit-bench S6).
+    if !_observedHere.contains(registration.filter) {
+      _observedHere |= registration.filter
+      _propagateObserved(registration.filter)
+    }
     return TraitChangeRegistration(id: registration.id, positionHint: Int32(position))
   }
 
