@@ -78,10 +78,6 @@ extension _NodeObservers {
     }
     precondition(live == liveCount, "Invariant: liveCount counts the live registrations")
     precondition(
-      count - live == Int(self.tombstones),
-      "Invariant: tombstones counts the entries that are not live"
-    )
-    precondition(
       count <= Int(self.capacity),
       "Invariant: a registration table's entries fit its allocation"
     )

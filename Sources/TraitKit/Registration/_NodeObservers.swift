@@ -124,6 +124,8 @@ struct _NodeObservers {
   @inline(__always) var count: Int { Int(self.entryCount) }
   /// The number of entries that are not tombstones.
   @inline(__always) var liveCount: Int { Int(self.liveEntryCount) }
+  /// The number of tombstones.
+  @inline(__always) private var tombstones: Int32 { self.entryCount - self.liveEntryCount }
 
   // MARK: - Entries
 
@@ -198,7 +200,6 @@ struct _NodeObservers {
     let freedBaseline = dropUse(entry.snapshot)
     entries[position].isLive = false
     self.liveEntryCount -= 1
-    self.tombstones += 1
     let releasesNow = self.deliveryDepth == 0
     if releasesNow {
       entries[position].calleeReleased = true
@@ -226,7 +227,6 @@ struct _NodeObservers {
     if self.liveEntryCount == 0 && self.deferredReleases == 0 {
       // Every entry is a tombstone whose callee is released: nothing to walk.
       self.entryCount = 0
-      self.tombstones = 0
       self.observed = .none
       return
     }
@@ -252,7 +252,6 @@ struct _NodeObservers {
       }
     }
     self.entryCount = Int32(kept)
-    self.tombstones = 0
     self.deferredReleases = 0
     self.observed = filter
     // NB: releases last, with the table consistent (see `kill(at:recyclingInto:)`).
@@ -395,7 +394,6 @@ struct _TableHeader {
   var capacity: Int32
   /// The number of entries that are not tombstones.
   var liveEntryCount: Int32 = 0
-  var tombstones: Int32 = 0
   /// How many deliveries are walking the entries; compaction waits until none is.
   var deliveryDepth: Int32 = 0
   /// Tombstones whose callee's release waits for the delivery that was running when they died.
