@@ -60,8 +60,8 @@ extension _NodeObservers {
     for position in 0..<count {
       if position > 0 {
         precondition(
-          entries[position - 1].id < entries[position].id,
-          "Invariant: registrations are sorted by id"
+          entries[position - 1].sequence < entries[position].sequence,
+          "Invariant: registrations are sorted by number"
         )
       }
       if entries[position].isLive {
@@ -77,6 +77,10 @@ extension _NodeObservers {
       }
     }
     precondition(live == liveCount, "Invariant: liveCount counts the live registrations")
+    precondition(
+      count == 0 || entries[count - 1].sequence < self.nextSequence,
+      "Invariant: a registration's number is below the table's next one"
+    )
     precondition(
       count <= Int(self.capacity),
       "Invariant: a registration table's entries fit its allocation"

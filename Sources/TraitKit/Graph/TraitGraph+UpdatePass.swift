@@ -346,7 +346,8 @@ extension TraitGraph {
     // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
     // leaves it in the recycling list of the outermost pass until that ends (traitkit-bench S2).
     var previous = Unmanaged.passUnretained(storage)
-    var memoFilter = _TraitFilter.none
+    // NB: the summary of the traits compared last, 0 for none.
+    var memoSummary: UInt64 = 0
     var memoChanged = false
     var callbacks = 0
     var legacyCallbacks = 0
@@ -366,7 +367,7 @@ extension TraitGraph {
         if fresh !== storage {
           storage = fresh
           _currentCell.storage = Unmanaged.passUnretained(storage)
-          memoFilter = .none
+          memoSummary = 0
         }
       }
       // NB: the table read from the node at each step, after anything that may have run user
@@ -385,17 +386,17 @@ extension TraitGraph {
         let baseline = observers.baselineReference(entry.snapshot)
         if baseline.toOpaque() != previous.toOpaque() {
           previous = baseline
-          memoFilter = .none
+          memoSummary = 0
         }
       }
       let changed: Bool
-      if entry.filterIsExact, memoFilter == entry.filter, !memoFilter.isEmpty {
+      if entry.filterIsExact, memoSummary == entry.summary, memoSummary != 0 {
         changed = memoChanged
       } else if entry.filterIsExact {
         changed = previous._withUnsafeGuaranteedRef {
           _changeCache.sawChange(entry, in: storage, from: $0)
         }
-        memoFilter = entry.filter
+        memoSummary = entry.summary
         memoChanged = changed
       } else {
         changed = previous._withUnsafeGuaranteedRef { entry.sawChange(in: storage, from: $0) }
@@ -431,7 +432,7 @@ extension TraitGraph {
       guard alive else {
         // NB: entries keep their positions while a delivery walks them (compaction waits).
         let observers = node._observers.unsafelyUnwrapped
-        if let position = observers.position(of: entry.id, hint: Int32(position)) {
+        if observers.entries[position].isLive {
           node._killRegistration(at: position, in: observers)
         }
         continue

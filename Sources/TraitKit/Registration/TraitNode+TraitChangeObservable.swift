@@ -107,7 +107,7 @@ extension TraitNode: TraitChangeObservable {
   ///   *n* registrations on this node once a compaction has moved it.
   public final func unregisterForTraitChanges(_ registration: TraitChangeRegistration?) {
     guard let registration, let observers = _observers,
-      let position = observers.position(of: registration.id, hint: registration.positionHint)
+      let position = observers.position(of: registration)
     else { return }
     _killRegistration(at: position, in: observers)
   }
@@ -137,6 +137,16 @@ extension TraitNode: TraitChangeObservable {
 
   /// Whether this node has a live wildcard registration (see `_registerForAllTraitChanges`).
   package final var _observesAllTraitChanges: Bool { (_observers?.allTraitsCount ?? 0) > 0 }
+
+  /// Makes this node's next registration take the number `sequence`, so that tests reach the
+  /// end of a table's 32-bit numbers without 2^32 registrations.
+  ///
+  /// - Precondition: `sequence` is at least every number this node's table gave.
+  package final func _setNextRegistrationNumber(_ sequence: UInt32) {
+    let observers = _observers ?? .make()
+    observers._setNextSequence(sequence)
+    _observers = observers
+  }
 
   // MARK: - Table maintenance
 
@@ -172,7 +182,7 @@ extension TraitNode: TraitChangeObservable {
       return _register(_ClosureBox(traits: traits, closure: handler.function), traits: traits)
     }
     return _insert(traits: traits) {
-      _Registration(id: $0, handler: handler, traits: traits, snapshot: $1)
+      _Registration(handler: handler, traits: traits, snapshot: $0)
     }
   }
 
@@ -183,38 +193,34 @@ extension TraitNode: TraitChangeObservable {
   ) -> TraitChangeRegistration {
     _insert(traits: traits, observesAllTraits: observesAllTraits) {
       _Registration(
-        id: $0,
         box: box,
         traits: traits,
-        snapshot: $1,
+        snapshot: $0,
         observesAllTraits: observesAllTraits
       )
     }
   }
 
-  /// Appends the registration `make` returns for a new id and the snapshot slot of this node's
-  /// collection, and widens the summaries of observed traits.
+  /// Appends the registration `make` returns for the snapshot slot of this node's collection, and
+  /// widens the summaries of observed traits.
   @inline(__always)
   private final func _insert(
     traits: _TraitIndexSet,
     observesAllTraits: Bool = false,
-    _ make: (_ id: UInt64, _ snapshot: Int32) -> _Registration
+    _ make: (_ snapshot: Int32) -> _Registration
   ) -> TraitChangeRegistration {
     _requireAPI(
       !traits.isEmpty || observesAllTraits,
       "Must pass one or more traits to register for"
     )
     // NB: resolving first: it may release values, whose deinitializers may register here, and
-    // so move the table and take later ids. After it, nothing runs user code, so the collection
-    // can stay unretained: the node keeps it (traitkit-bench S6).
+    // so move the table. After it, nothing runs user code, so the collection can stay
+    // unretained: the node keeps it (traitkit-bench S6).
     _ = _resolvedStorage()
     let storage = _resolvedRef
-    // NB: the id before the table's loads, which may miss the cache: taking it is a locked
-    // instruction, which would wait for them (traitkit-bench S6).
-    let id = TraitChangeRegistration.nextID()
     var observers = _observers ?? .make()
-    let registration = make(id, storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
-    let position = observers.append(registration)
+    let registration = make(storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
+    let token = observers.append(registration)
     _observers = observers
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations += 1 }
     // NB: a subtree summary covers its node's own, so traits this node already observes need
@@ -223,7 +229,7 @@ extension TraitNode: TraitChangeObservable {
       _observedHere |= registration.filter
       _propagateObserved(registration.filter)
     }
-    return TraitChangeRegistration(id: registration.id, positionHint: Int32(position))
+    return token
   }
 
   final func _killRegistration(at position: Int, in observers: _NodeObservers) {

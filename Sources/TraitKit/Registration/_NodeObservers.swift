@@ -15,23 +15,24 @@
 /// a new baseline is two integer updates, and the change check runs once per snapshot and
 /// traits rather than once per registration.
 ///
-/// Removal leaves a tombstone, so that a delivery walking the entries never sees them shift, and
-/// entries stay sorted by id for the binary search that finds a token. Outside a delivery the
-/// tombstone's callee is released at once (so the closure and what it captures go with it);
-/// inside one, the release waits until the delivery ends. Tombstones are compacted away once they are
-/// all of the table, or half of a table of more than 32 entries, or when a full table would
-/// otherwise grow, so removal costs O(log n) amortized. A token remembers its entry's position,
-/// so finding the entry costs no search until a compaction moves it.
+/// The table numbers its registrations in order, and a token carries the number, the table's
+/// serial and the entry's position. Removal leaves a tombstone, so that a delivery walking the
+/// entries never sees them shift, and entries stay sorted by number for the binary search that
+/// finds a token whose entry a compaction moved. Outside a delivery the tombstone's callee is
+/// released at once (so the closure and what it captures go with it); inside one, the release
+/// waits until the delivery ends. Tombstones are compacted away once they are all of the table,
+/// or half of a table of more than 32 entries, or when a full table would otherwise grow, so
+/// removal costs O(log n) amortized.
 ///
 /// A node owns its table: it makes it on its first registration, and destroys it when it
 /// deinitializes.
 @dynamicMemberLookup
 struct _NodeObservers {
-  // NB: one allocation, aligned to a cache line: a header of two lines, then the entries, 48
-  // bytes each on 64-bit platforms. The first line holds all that registering and cancelling
-  // read and write, the first baseline snapshot included, and an entry's address is the table's
-  // plus its position, so that cancelling loads the header and the entry at once rather than
-  // one after the other (traitkit-bench S6). Growing moves the table: whoever holds it across a
+  // NB: one allocation, aligned to a cache line: a header of two lines, then the entries, 32
+  // bytes each on 64-bit platforms, two to a line. The first line holds all that registering
+  // and cancelling read and write, the first baseline snapshot included, and an entry's address
+  // is the table's plus its position, so that cancelling loads the header and the entry at once
+  // rather than one after the other (traitkit-bench S6). Growing moves the table: whoever holds it across a
   // call that may register on its node reads it from the node again.
 
   /// The table's allocation: a `_TableHeader`, then `capacity` entries.
@@ -49,12 +50,21 @@ struct _NodeObservers {
   private static let compactionFloor: Int32 = 32
   /// The capacity of a new table.
   private static let initialCapacity: Int32 = 4
+  /// The most entries a table holds: an entry numbers its snapshot slot in 28 bits, and a table
+  /// has at most two slots more than entries.
+  private static let maximumCapacity: Int32 = 1 << 27
 
   /// A table with no entries; ``destroy()`` frees it.
   static func make() -> _NodeObservers {
     let (base, offset) = allocate(capacity: initialCapacity)
     let table = _NodeObservers(base: base)
-    table.header.initialize(to: _TableHeader(capacity: initialCapacity, allocationOffset: offset))
+    table.header.initialize(
+      to: _TableHeader(
+        capacity: initialCapacity,
+        allocationOffset: offset,
+        serial: TraitChangeRegistration.nextSerial()
+      )
+    )
     return table
   }
 
@@ -68,8 +78,10 @@ struct _NodeObservers {
   // (traitkit-bench S6, owner deallocation).
   private static func allocate(capacity: Int32) -> (UnsafeMutableRawPointer, Int32) {
     precondition(
-      MemoryLayout<_TableHeader>.size <= headerSize,
-      "Invariant: a registration table's header fits its two lines"
+      MemoryLayout<_TableHeader>.size <= headerSize
+        && MemoryLayout<_TableHeader>.offset(of: \.recentSnapshot)! <= lineSize,
+      "Invariant: a registration table's header fits its two lines, and what registering and "
+        + "cancelling touch fits its first"
     )
     let entriesSize = Int(capacity) * MemoryLayout<_Registration>.stride
     let allocation = UnsafeMutableRawPointer.allocate(
@@ -97,6 +109,7 @@ struct _NodeObservers {
       entries[position].releaseCallee()
     }
     self.primary.storage?.release()
+    self.renumberings?.release()
     for slot in 0..<Int(self.snapshotCount) { self.snapshots[slot].storage?.release() }
     if self.snapshotCapacity > 0 { self.snapshots.deallocate() }
     deallocate()
@@ -126,35 +139,49 @@ struct _NodeObservers {
   @inline(__always) var liveCount: Int { Int(self.liveEntryCount) }
   /// The number of tombstones.
   @inline(__always) private var tombstones: Int32 { self.entryCount - self.liveEntryCount }
+  /// A superset of the traits the live entries observe.
+  @inline(__always) var observed: _TraitFilter { _TraitFilter(summary: self.summary) }
 
   // MARK: - Entries
 
-  /// Appends `registration`, moving the table to a larger allocation when it is full; returns
-  /// the entry's position.
+  /// Appends `registration` with the table's next number, moving the table to a larger
+  /// allocation when it is full; returns the registration's token.
   @discardableResult
-  mutating func append(_ registration: _Registration) -> Int {
+  mutating func append(_ registration: _Registration) -> TraitChangeRegistration {
     if self.entryCount == self.capacity {
       // NB: a full table with tombstones to spare reuses their room. Only when compacting
       // releases nothing: a release here would run user code in the middle of registering.
-      if self.tombstones * 4 >= self.capacity && self.deferredReleases == 0
-        && self.deliveryDepth == 0
+      if self.tombstones * 4 >= self.capacity || self.capacity == Self.maximumCapacity,
+        self.deferredReleases == 0 && self.deliveryDepth == 0
       {
         compact()
       }
       if self.entryCount == self.capacity { grow() }
     }
+    if self.nextSequence == .max { renumber() }
+    let sequence = self.nextSequence
+    self.nextSequence = sequence + 1
     (entries + count).initialize(to: registration)
+    entries[count].sequence = sequence
     self.entryCount += 1
     use(registration.snapshot)
     self.liveEntryCount += 1
     if registration.observesAllTraits { self.allTraitsCount += 1 }
-    self.observed |= registration.filter
-    return count - 1
+    self.summary |= registration.summary
+    return TraitChangeRegistration(
+      serial: self.serial,
+      sequence: sequence,
+      positionHint: self.entryCount - 1
+    )
   }
 
   /// Moves the table to an allocation with twice the capacity.
   @inline(never)
   private mutating func grow() {
+    precondition(
+      self.capacity < Self.maximumCapacity,
+      "A node holds at most \(Self.maximumCapacity) registrations"
+    )
     let newCapacity = self.capacity * 2
     let (grownBase, offset) = Self.allocate(capacity: newCapacity)
     let grown = _NodeObservers(base: grownBase)
@@ -167,26 +194,72 @@ struct _NodeObservers {
     header.pointee.allocationOffset = offset
   }
 
-  /// The position of the live entry with `id`, if any, looked for first at `hint`.
+  // MARK: - Numbers and tokens
+
+  /// The position of the live registration that `token` stands for, if it is in this table.
   @inline(__always)
-  func position(of id: UInt64, hint: Int32) -> Int? {
-    let hint = Int(hint)
-    if hint < count, entries[hint].id == id {
-      return entries[hint].isLive ? hint : nil
+  func position(of token: TraitChangeRegistration) -> Int? {
+    guard token.serial == self.serial else {
+      guard let renumberings = self.renumberings,
+        let sequence = renumberings._withUnsafeGuaranteedRef({ $0.sequence(of: token) })
+      else { return nil }
+      return position(of: sequence, hint: token.positionHint)
     }
-    return position(of: id)
+    return position(of: token.sequence, hint: token.positionHint)
   }
 
-  /// The position of the live entry with `id`, if any.
-  func position(of id: UInt64) -> Int? {
+  /// The position of the live entry numbered `sequence`, if any, looked for first at `hint`.
+  @inline(__always)
+  private func position(of sequence: UInt32, hint: Int32) -> Int? {
+    let hint = Int(hint)
+    if hint < count, entries[hint].sequence == sequence {
+      return entries[hint].isLive ? hint : nil
+    }
+    return position(of: sequence)
+  }
+
+  /// The position of the live entry numbered `sequence`, if any.
+  private func position(of sequence: UInt32) -> Int? {
     var low = 0
     var high = count
     while low < high {
       let middle = (low + high) / 2
-      if entries[middle].id < id { low = middle + 1 } else { high = middle }
+      if entries[middle].sequence < sequence { low = middle + 1 } else { high = middle }
     }
-    guard low < count, entries[low].id == id, entries[low].isLive else { return nil }
+    guard low < count, entries[low].sequence == sequence, entries[low].isLive else { return nil }
     return low
+  }
+
+  /// Numbers the entries again from zero under a new serial, when the numbers have run out
+  /// (after 2^32 registrations on the node), keeping the old numbers for the old tokens.
+  ///
+  /// The entries keep their positions, so a delivery may be walking them.
+  @inline(never)
+  private func renumber() {
+    var sequences = [UInt32]()
+    sequences.reserveCapacity(count)
+    for position in 0..<count {
+      sequences.append(entries[position].sequence)
+      entries[position].sequence = UInt32(position)
+    }
+    let renumberings =
+      self.renumberings ?? Unmanaged.passRetained(_Renumberings())
+    renumberings._withUnsafeGuaranteedRef { $0.retire(serial: self.serial, sequences: sequences) }
+    self.renumberings = renumberings
+    self.serial = TraitChangeRegistration.nextSerial()
+    self.nextSequence = UInt32(count)
+  }
+
+  /// Makes the table's next registration take the number `sequence`, so that tests reach the end
+  /// of the numbers without 2^32 registrations.
+  ///
+  /// - Precondition: `sequence` is at least every number the table gave.
+  func _setNextSequence(_ sequence: UInt32) {
+    precondition(
+      sequence >= self.nextSequence,
+      "Invariant: a table numbers its registrations in increasing order"
+    )
+    self.nextSequence = sequence
   }
 
   /// Makes the entry at `position` a tombstone, releasing its callee now unless a delivery is
@@ -219,15 +292,15 @@ struct _NodeObservers {
     if releasesNow { entry.releaseCallee() }
   }
 
-  /// When no delivery is walking the entries: releases deferred callees, and removes tombstones once
-  /// they are all of the table or half of a large one; then recomputes `observed`.
+  /// When no delivery is walking the entries: releases deferred callees, and removes tombstones
+  /// once they are all of the table or half of a large one; then recomputes `summary`.
   @inline(__always)
   func compactIfIdle() {
     guard self.deliveryDepth == 0 else { return }
     if self.liveEntryCount == 0 && self.deferredReleases == 0 {
       // Every entry is a tombstone whose callee is released: nothing to walk.
       self.entryCount = 0
-      self.observed = .none
+      self.summary = 0
       return
     }
     guard
@@ -240,12 +313,12 @@ struct _NodeObservers {
   @inline(never)
   private func compact() {
     var kept = 0
-    var filter = _TraitFilter.none
+    var summary: UInt64 = 0
     var unreleased: [_Registration] = []
     for position in 0..<count {
       if entries[position].isLive {
         if kept != position { entries[kept] = entries[position] }
-        filter |= entries[kept].filter
+        summary |= entries[kept].summary
         kept += 1
       } else if !entries[position].calleeReleased {
         unreleased.append(entries[position])
@@ -253,7 +326,7 @@ struct _NodeObservers {
     }
     self.entryCount = Int32(kept)
     self.deferredReleases = 0
-    self.observed = filter
+    self.summary = summary
     // NB: releases last, with the table consistent (see `kill(at:recyclingInto:)`).
     for entry in unreleased { entry.releaseCallee() }
   }
@@ -405,8 +478,13 @@ struct _TableHeader {
   /// Advances whenever a snapshot slot takes a collection while a delivery walks the table, so
   /// that the delivery knows its memo of a slot's collection still holds.
   var snapshotFills: UInt32 = 0
-  /// A superset of the traits the live entries observe.
-  var observed = _TraitFilter.none
+  /// The number the next registration takes.
+  var nextSequence: UInt32 = 0
+  /// The 64-bit summary (`_TraitFilter.summary`) of a superset of the traits the live entries
+  /// observe.
+  var summary: UInt64 = 0
+  /// The serial that the tokens of this table's numbering carry.
+  var serial: UInt64
   // Second line: what registering, cancelling and delivering to one baseline do not need.
   /// The snapshot slot found or made last: registrations made together look it up first.
   var recentSnapshot: Int32 = -1
@@ -417,12 +495,57 @@ struct _TableHeader {
   var snapshotCapacity = 0
   /// How far the table lies into its allocation (see `_NodeObservers.allocate(capacity:)`).
   var allocationOffset: Int32
+  /// The numberings the table retired when its numbers ran out (retained); nil until then.
+  var renumberings: Unmanaged<_Renumberings>?
 
-  init(capacity: Int32, allocationOffset: Int32) {
+  init(capacity: Int32, allocationOffset: Int32, serial: UInt64) {
     self.capacity = capacity
     self.allocationOffset = allocationOffset
+    self.serial = serial
   }
 }
+
+/// The numberings a registration table retired when its numbers ran out.
+///
+/// A table numbers its registrations in 32 bits. When the numbers run out, after 2^32
+/// registrations on one node, it numbers its entries again from zero under a new serial, and
+/// keeps their old numbers here, so that the tokens of the old numbering still find their
+/// registrations.
+final class _Renumberings {
+  /// Each retired numbering, oldest first: its serial, and the numbers of the table's entries
+  /// when it was retired, in entry order (entry *k* was numbered *k* in the next numbering).
+  private var retired: [(serial: UInt64, sequences: [UInt32])] = []
+
+  /// Records the numbering `serial` as retired, its entries having had `sequences`.
+  func retire(serial: UInt64, sequences: [UInt32]) {
+    retired.append((serial, sequences))
+  }
+
+  /// The number, in the current numbering, of the registration `token` stands for; nil when
+  /// `token` is not of a retired numbering, or its entry was compacted away since.
+  func sequence(of token: TraitChangeRegistration) -> UInt32? {
+    guard var numbering = retired.firstIndex(where: { $0.serial == token.serial }) else {
+      return nil
+    }
+    var sequence = token.sequence
+    while numbering < retired.count {
+      let sequences = retired[numbering].sequences
+      var low = 0
+      var high = sequences.count
+      while low < high {
+        let middle = (low + high) / 2
+        if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
+      }
+      guard low < sequences.count, sequences[low] == sequence else { return nil }
+      sequence = UInt32(low)
+      numbering += 1
+    }
+    return sequence
+  }
+}
+
+@available(*, unavailable)
+extension _Renumberings: Sendable {}
 
 /// A shared baseline of a node's registrations.
 struct _Snapshot {
@@ -430,28 +553,55 @@ struct _Snapshot {
   var uses: Int32
 }
 
-/// One registration, as plain data.
+/// One registration, as plain data: 32 bytes on 64-bit platforms.
 struct _Registration {
-  let id: UInt64
-  /// A summary of the observed traits (all traits for a legacy callback).
-  let filter: _TraitFilter
-  /// Whether `filter` is exactly the observed traits (every index at most
-  /// `_TraitFilter.lastExactIndex`), so that it can stand in for them on the delivery path.
-  let filterIsExact: Bool
-  /// Whether the callback observes every trait (the legacy adapter): it then runs after the
-  /// node's other registrations and fires when any trait differs.
-  let observesAllTraits: Bool
-  var isLive = true
-  /// Whether the table already released the callee (a tombstone killed outside a delivery).
-  var calleeReleased = false
-  /// The snapshot slot of the node's collection when the registration was last called, or when
-  /// it was made: its baseline.
-  var snapshot: Int32
+  /// The registration's number in its table: numbers increase in the order of the entries.
+  var sequence: UInt32 = 0
+  /// The snapshot slot in the low 28 bits, the flags above.
+  // NB: packed so that an entry is 32 bytes, two to a cache line: a register+cancel pair is
+  // bound by the entry lines it touches (traitkit-bench S6).
+  private var state: UInt32
+  /// The 64-bit summary of the observed traits (`_TraitFilter.summary`); every bit for a legacy
+  /// callback.
+  let summary: UInt64
   /// The callee, owned (+1) by the table: a handler closure's two words, or, for the other
   /// forms, a zero where a closure's function is (never zero) and then the box.
-  // NB: one pair of words for either callee keeps an entry at 48 bytes: a register+cancel pair
-  // is bound by the entry lines it touches (traitkit-bench S6).
   private let callee: _InlineHandler
+
+  private static let isLiveFlag: UInt32 = 1 << 31
+  private static let calleeReleasedFlag: UInt32 = 1 << 30
+  private static let filterIsExactFlag: UInt32 = 1 << 29
+  private static let observesAllTraitsFlag: UInt32 = 1 << 28
+  private static let snapshotMask: UInt32 = (1 << 28) - 1
+
+  /// A summary of the observed traits (all traits for a legacy callback).
+  @inline(__always) var filter: _TraitFilter { _TraitFilter(summary: summary) }
+  /// Whether `summary` is exactly the observed traits (every index at most
+  /// `_TraitFilter.lastSummarizedIndex`), so that it can stand in for them on the delivery path.
+  @inline(__always) var filterIsExact: Bool { state & Self.filterIsExactFlag != 0 }
+  /// Whether the callback observes every trait (the legacy adapter): it then runs after the
+  /// node's other registrations and fires when any trait differs.
+  @inline(__always) var observesAllTraits: Bool { state & Self.observesAllTraitsFlag != 0 }
+  /// Whether the registration is live rather than a tombstone.
+  @inline(__always) var isLive: Bool {
+    get { state & Self.isLiveFlag != 0 }
+    set { setFlag(Self.isLiveFlag, newValue) }
+  }
+  /// Whether the table already released the callee (a tombstone killed outside a delivery).
+  @inline(__always) var calleeReleased: Bool {
+    get { state & Self.calleeReleasedFlag != 0 }
+    set { setFlag(Self.calleeReleasedFlag, newValue) }
+  }
+  /// The snapshot slot of the node's collection when the registration was last called, or when
+  /// it was made: its baseline.
+  @inline(__always) var snapshot: Int32 {
+    get { Int32(bitPattern: state & Self.snapshotMask) }
+    set { state = state & ~Self.snapshotMask | UInt32(bitPattern: newValue) & Self.snapshotMask }
+  }
+
+  @inline(__always) private mutating func setFlag(_ flag: UInt32, _ isSet: Bool) {
+    state = isSet ? state | flag : state & ~flag
+  }
 
   /// The callee of a registration without a box.
   ///
@@ -467,30 +617,32 @@ struct _Registration {
     return Unmanaged.fromOpaque(box)
   }
 
-  /// A registration that calls `handler`, whose traits `filter` summarizes exactly; the entry
-  /// takes over the handler's reference.
-  init(id: UInt64, handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
-    self.id = id
-    self.filter = traits.filter
-    self.filterIsExact = true
-    self.observesAllTraits = false
-    self.snapshot = snapshot
+  /// A registration that calls `handler`, whose traits `summary` stands for exactly.
+  ///
+  /// The entry takes over the handler's reference. The table numbers it when it appends it.
+  init(handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
+    self.summary = traits.filter.summary
+    self.state = Self.isLiveFlag | Self.filterIsExactFlag | UInt32(bitPattern: snapshot)
     self.callee = handler
   }
 
   /// A registration that calls `box`.
+  ///
+  /// The table numbers it when it appends it.
   init(
-    id: UInt64,
     box: _RegistrationBox,
     traits: _TraitIndexSet,
     snapshot: Int32,
     observesAllTraits: Bool
   ) {
-    self.id = id
-    self.filter = observesAllTraits ? .all : traits.filter
-    self.filterIsExact = !observesAllTraits && traits.isSummarizedExactly
-    self.observesAllTraits = observesAllTraits
-    self.snapshot = snapshot
+    self.summary = observesAllTraits ? ~0 : traits.filter.summary
+    var state = Self.isLiveFlag | UInt32(bitPattern: snapshot)
+    if observesAllTraits {
+      state |= Self.observesAllTraitsFlag
+    } else if traits.isSummarizedExactly {
+      state |= Self.filterIsExactFlag
+    }
+    self.state = state
     self.callee = _InlineHandler(
       bits: (0, UInt(bitPattern: Unmanaged.passRetained(box).toOpaque()))
     )
@@ -518,15 +670,10 @@ struct _Registration {
     if baseline === current { return false }
     if observesAllTraits { return !baseline.isEqual(to: current) }
     if filterIsExact {
-      var low = filter.low
-      while low != 0 {
-        if !current.slotEqual(at: low.trailingZeroBitCount, to: baseline) { return true }
-        low &= low &- 1
-      }
-      var high = filter.high
-      while high != 0 {
-        if !current.slotEqual(at: 64 + high.trailingZeroBitCount, to: baseline) { return true }
-        high &= high &- 1
+      var bits = summary
+      while bits != 0 {
+        if !current.slotEqual(at: bits.trailingZeroBitCount, to: baseline) { return true }
+        bits &= bits &- 1
       }
       return false
     }

@@ -6,15 +6,14 @@
 /// the target and action (or the legacy closure) exactly as they were given, so that a delivery
 /// reaches them through this one object and one virtual call, with no wrapper closure.
 class _RegistrationBox {
-  /// The observed traits when the entry's filter cannot stand for them exactly (an index beyond
-  /// `_TraitFilter.lastExactIndex`), or, for a registration that observes every trait, the
+  /// The observed traits when the entry's summary cannot stand for them exactly (an index beyond
+  /// `_TraitFilter.lastSummarizedIndex`), or, for a registration that observes every trait, the
   /// traits its owner declared interesting (used only to count wasted legacy calls); otherwise
   /// nil, which keeps a box in a smaller allocation.
   let traitList: _TraitList?
 
   init(traits: _TraitIndexSet, keepingTraits: Bool = false) {
-    let exact = traits.allSatisfy { $0 <= _TraitFilter.lastExactIndex }
-    traitList = keepingTraits || !exact ? _TraitList(traits) : nil
+    traitList = keepingTraits || !traits.isSummarizedExactly ? _TraitList(traits) : nil
   }
 
   /// Calls the registration for `node`; returns `false` when its target is gone.

@@ -2,8 +2,9 @@ import Testing
 import TraitKit
 
 // A handler closure is kept in its registration's entry, except when its traits lie beyond what
-// a 128-bit filter summarizes exactly; then it is kept in a box with its trait list. These tests
-// hold both forms to the same behaviour, and check when the entry lets the closure go.
+// the entry's 64-bit summary stands for exactly; then it is kept in a box with its trait list.
+// These tests hold both forms to the same behaviour, and check when the entry lets the closure
+// go.
 
 /// A distinct trait type per nesting level, so that a test can define as many traits as it needs.
 private struct STNestedTrait<Inner>: TraitDefinition {
@@ -133,6 +134,28 @@ struct HandlerStorageTests {
     write(last, 8, into: &graph.root.traitOverrides)
     graph.updateTraitsIfNeeded()
     #expect(calls == 1)
+  }
+
+  @Test("handlers of 130 traits each hear of their own trait only, exact summaries or not")
+  func handlersAcrossEverySummaryRange() {
+    // An entry's summary is exact up to index 62 and the node's up to 126: 130 consecutive
+    // indices reach past at least one of these limits, whatever indices earlier tests took.
+    let traits = freshTraits(130)
+    let (graph, node) = makeGraphWithChild()
+    var calls = [Int](repeating: 0, count: traits.count)
+    for (index, trait) in traits.enumerated() {
+      node.registerForTraitChanges([trait]) { (_: GTNode, _: TraitCollection) in
+        calls[index] += 1
+      }
+    }
+
+    for (index, trait) in traits.enumerated() {
+      write(trait, 1, into: &graph.root.traitOverrides)
+      graph.updateTraitsIfNeeded()
+      var expected = [Int](repeating: 0, count: traits.count)
+      for called in 0...index { expected[called] = 1 }
+      #expect(calls == expected, "after writing trait \(index) of the 130")
+    }
   }
 }
 
