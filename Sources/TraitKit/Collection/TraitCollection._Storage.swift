@@ -184,14 +184,13 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
 
   /// Makes this buffer a copy of `source` with at least `count` slots, reusing its memory.
   ///
-  /// - Precondition: the buffer is uniquely referenced and its capacity holds the result.
+  /// - Precondition: the buffer is uniquely referenced, holds no boxed values (a spare: see
+  ///   `TraitGraph._spareStorages`), and its capacity holds the result.
   func reinitialize(from source: _Storage, count newCount: Int) {
     let sourceCount = source.count
     let resultCount = Swift.max(sourceCount, newCount)
     withUnsafeMutablePointers { header, slots in
-      if header.pointee.boxes > 0 {
-        _RawSlot.releaseBoxes(slots, count: header.pointee.count)
-      }
+      precondition(header.pointee.boxes == 0, "Invariant: a spare collection holds no boxed values")
       header.pointee = _StorageHeader(
         of: self,
         count: resultCount,

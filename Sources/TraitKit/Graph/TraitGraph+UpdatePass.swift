@@ -154,7 +154,7 @@ extension TraitGraph {
       _CurrentCell.active = enclosingCell
       _currentCell.storage = nil
       _changeCache.clear()
-      _recycleCandidatesAfterPass(enclosing: enclosingCell?.graph)
+      var released = _recycleCandidatesAfterPass(enclosing: enclosingCell?.graph)
       _isUpdating = false
       if !_graveyard.isEmpty {
         // NB: the enclosing pass may still be walking these nodes.
@@ -164,6 +164,9 @@ extension TraitGraph {
         _graveyard.removeAll()
       }
       _checkInvariants()
+      // NB: last, with the pass over: the values' deinitializers may change the tree or run a
+      // pass of this graph.
+      released.removeAll()
     }
     while true {
       _lastPass.rounds += 1

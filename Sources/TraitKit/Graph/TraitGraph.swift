@@ -81,6 +81,9 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _scratch: [Unmanaged<TraitNode>] = []
   /// Collections that deliveries let go of while nobody else held them, kept for reuse by the
   /// next override refresh, so that the steady state of a repeated change allocates nothing.
+  ///
+  /// Only collections without boxed values are kept: a spare must not keep a value alive that
+  /// no collection in use holds.
   @exclusivity(unchecked) var _spareStorages: ContiguousArray<_Storage> = []
 
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
@@ -106,31 +109,36 @@ public final class TraitGraph {
     _recycleCandidates.append(storage.takeRetainedValue())
   }
 
-  /// Keeps, as spares, the candidates that only the candidate list holds.
+  /// Keeps, as spares, the candidates that only the candidate list holds, and returns those of
+  /// them that hold boxed values, for the caller to let go of once the pass has ended: their
+  /// values' deinitializers may run user code.
   ///
   /// A pass that runs inside another (a handler updated another graph) hands its candidates to
   /// that pass instead: its deliveries may still use them as baselines.
-  func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) {
+  func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) -> [_Storage] {
     _lastRecycleCandidate = nil
-    guard !_recycleCandidates.isEmpty else { return }
+    guard !_recycleCandidates.isEmpty else { return [] }
     if let enclosing {
       enclosing._withUnsafeGuaranteedRef {
         $0._recycleCandidates.append(contentsOf: _recycleCandidates)
       }
       _recycleCandidates.removeAll(keepingCapacity: true)
-      return
+      return []
     }
+    var released: [_Storage] = []
     // NB: one uniqueness check of the list's buffer, not one per candidate (traitkit-bench S2).
     _recycleCandidates.withUnsafeMutableBufferPointer { candidates in
-      for position in candidates.indices where _spareStorages.count < 8 {
-        if isKnownUniquelyReferenced(&candidates[position]),
-          candidates[position] !== _Storage.empty
-        {
+      for position in candidates.indices
+      where isKnownUniquelyReferenced(&candidates[position]) {
+        if candidates[position].boxCount > 0 {
+          released.append(candidates[position])
+        } else if _spareStorages.count < 8, candidates[position] !== _Storage.empty {
           _spareStorages.append(candidates[position])
         }
       }
     }
     _recycleCandidates.removeAll(keepingCapacity: true)
+    return released
   }
 
   /// A recycled buffer with room for `capacity` slots, if one is kept.
