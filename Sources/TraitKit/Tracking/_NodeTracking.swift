@@ -166,9 +166,7 @@ final class _TrackingRecord {
   /// Starts this run's record of the recent dependency.
   @inline(never)
   private func restart(_ dependency: Unmanaged<_TraitReadRecorder>, storage: Unmanaged<_Storage>) {
-    dependency._withUnsafeGuaranteedRef {
-      $0.reset(run: run, baseline: storage.takeUnretainedValue())
-    }
+    dependency._withUnsafeGuaranteedRef { $0.reset(run: run, baseline: storage) }
   }
 
   /// `dependency(on:storage:)` when the recent dependency is not `node`'s: another one, or a new
@@ -179,15 +177,19 @@ final class _TrackingRecord {
     storage: Unmanaged<_Storage>
   ) -> Unmanaged<_TraitReadRecorder> {
     let id = ObjectIdentifier(node)
-    let baseline = storage.takeUnretainedValue()
     for position in dependencies.indices
     where dependencies[position].isLive && dependencies[position].nodeID == id {
       let dependency = dependencies[position]
-      if dependency.run != run { dependency.reset(run: run, baseline: baseline) }
+      if dependency.run != run { dependency.reset(run: run, baseline: storage) }
       recentDependency = Unmanaged.passUnretained(dependency)
       return Unmanaged.passUnretained(dependency)
     }
-    let dependency = _TraitReadRecorder(record: self, node: node, run: run, baseline: baseline)
+    let dependency = _TraitReadRecorder(
+      record: self,
+      node: node,
+      run: run,
+      baseline: storage.takeUnretainedValue()
+    )
     dependencies.append(dependency)
     node._trackingState().watchers.append(dependency)
     recentDependency = Unmanaged.passUnretained(dependency)
@@ -286,10 +288,13 @@ final class _TraitReadRecorder: @unchecked Sendable {
   /// Starts recording a new run: the exact traits start over; the filter, a summary the pass
   /// uses to find this dependency, keeps the bits it has (a superset is harmless), so that
   /// re-tracking the same reads publishes nothing up the tree.
-  func reset(run: UInt64, baseline: _Storage) {
+  func reset(run: UInt64, baseline: Unmanaged<_Storage>) {
     self.run = run
-    // NB: re-tracking an unchanged node keeps its baseline without reference counting.
-    if self.baseline !== baseline { self.baseline = baseline }
+    // NB: re-tracking an unchanged node keeps its baseline without reference counting, the new
+    // one unretained until then (traitkit-bench S7).
+    if ObjectIdentifier(self.baseline) != ObjectIdentifier(baseline.takeUnretainedValue()) {
+      self.baseline = baseline.takeUnretainedValue()
+    }
     traits.removeAll()
   }
 
