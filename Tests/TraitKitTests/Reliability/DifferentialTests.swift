@@ -59,6 +59,10 @@ final class RMEngineDriver {
     case .addNode(let id, let parent):
       guard node(id) == nil, id >= weakNodes.count || weakNodes[id].object == nil else { break }
       let made = RMNode(id: id)
+      // Half the nodes start near the end of their table's 32-bit registration numbers, so that
+      // their tables number their entries again within a few registrations, with tokens of the
+      // old numbering still out.
+      if id % 2 == 0 { made._setNextRegistrationNumber(.max - UInt32(id % 5)) }
       while nodes.count <= id { nodes.append(nil) }
       while weakNodes.count <= id { weakNodes.append(RMWeak(object: nil)) }
       nodes[id] = made
