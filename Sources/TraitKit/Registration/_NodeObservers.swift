@@ -146,19 +146,9 @@ struct _NodeObservers {
 
   /// Appends `registration` with the table's next number, moving the table to a larger
   /// allocation when it is full; returns the registration's token.
-  @discardableResult
+  @discardableResult @inline(__always)
   mutating func append(_ registration: _Registration) -> TraitChangeRegistration {
-    if self.entryCount == self.capacity {
-      // NB: a full table with tombstones to spare reuses their room. Only when compacting
-      // releases nothing: a release here would run user code in the middle of registering.
-      if self.tombstones * 4 >= self.capacity || self.capacity == Self.maximumCapacity,
-        self.deferredReleases == 0 && self.deliveryDepth == 0
-      {
-        compact()
-      }
-      if self.entryCount == self.capacity { grow() }
-    }
-    if self.nextSequence == .max { renumber() }
+    if self.entryCount == self.capacity || self.nextSequence == .max { makeRoom() }
     let sequence = self.nextSequence
     self.nextSequence = sequence + 1
     (entries + count).initialize(to: registration)
@@ -173,6 +163,23 @@ struct _NodeObservers {
       sequence: sequence,
       positionHint: self.entryCount - 1
     )
+  }
+
+  /// Makes room for one more entry, and a number for it: compacts or grows a full table, and
+  /// numbers the entries again when the numbers have run out.
+  @inline(never)
+  private mutating func makeRoom() {
+    if self.entryCount == self.capacity {
+      // NB: a full table with tombstones to spare reuses their room. Only when compacting
+      // releases nothing: a release here would run user code in the middle of registering.
+      if self.tombstones * 4 >= self.capacity || self.capacity == Self.maximumCapacity,
+        self.deferredReleases == 0 && self.deliveryDepth == 0
+      {
+        compact()
+      }
+      if self.entryCount == self.capacity { grow() }
+    }
+    if self.nextSequence == .max { renumber() }
   }
 
   /// Moves the table to an allocation with twice the capacity.
@@ -267,6 +274,7 @@ struct _NodeObservers {
   ///
   /// During a pass, pass the graph: a baseline freed now could be one that the pass is handing
   /// to a callback, so it waits in the graph's recycling list until the pass ends.
+  @inline(__always)
   func kill(at position: Int, recyclingInto graph: Unmanaged<TraitGraph>?) {
     let entry = entries[position]
     if entry.observesAllTraits { self.allTraitsCount -= 1 }
