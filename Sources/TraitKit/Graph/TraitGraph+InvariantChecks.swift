@@ -74,9 +74,21 @@ extension _NodeObservers {
           (0..<Int32(_snapshotSlotCount)).contains(entries[position].snapshot),
           "Invariant: a live registration's baseline is a snapshot slot"
         )
+        let summary = entries[position].summary
+        precondition(
+          entries[position].observesAllTraits
+            ? summary == ~0
+            : summary != 0 && (!entries[position].filterIsExact || summary >> 63 == 0),
+          "Invariant: a registration's summary is every trait for a legacy callback, and "
+            + "otherwise not empty, and below bit 63 when it stands for its traits exactly"
+        )
       }
     }
     precondition(live == liveCount, "Invariant: liveCount counts the live registrations")
+    precondition(
+      _snapshotSlotCount <= (1 << 28),
+      "Invariant: an entry's 28 bits number every snapshot slot"
+    )
     precondition(
       count == 0 || entries[count - 1].sequence < self.nextSequence,
       "Invariant: a registration's number is below the table's next one"

@@ -109,9 +109,9 @@ public final class TraitGraph {
     _recycleCandidates.append(storage.takeRetainedValue())
   }
 
-  /// Keeps, as spares, the candidates that only the candidate list holds, and returns those of
-  /// them that hold boxed values, for the caller to let go of once the pass has ended: their
-  /// values' deinitializers may run user code.
+  /// Keeps, as spares, the candidates without boxed values that only the candidate list holds,
+  /// and returns those with boxed values, for the caller to let go of once the pass has ended:
+  /// their values' deinitializers may run user code.
   ///
   /// A pass that runs inside another (a handler updated another graph) hands its candidates to
   /// that pass instead: its deliveries may still use them as baselines.
@@ -128,11 +128,15 @@ public final class TraitGraph {
     var released: [_Storage] = []
     // NB: one uniqueness check of the list's buffer, not one per candidate (traitkit-bench S2).
     _recycleCandidates.withUnsafeMutableBufferPointer { candidates in
-      for position in candidates.indices
-      where isKnownUniquelyReferenced(&candidates[position]) {
+      for position in candidates.indices {
+        // NB: every candidate with boxed values, not only those the list alone holds: a
+        // collection that two registrations let go of, with another between them, is in the
+        // list twice, and goes when the list lets go of it.
         if candidates[position].boxCount > 0 {
           released.append(candidates[position])
-        } else if _spareStorages.count < 8, candidates[position] !== _Storage.empty {
+        } else if _spareStorages.count < 8, isKnownUniquelyReferenced(&candidates[position]),
+          candidates[position] !== _Storage.empty
+        {
           _spareStorages.append(candidates[position])
         }
       }

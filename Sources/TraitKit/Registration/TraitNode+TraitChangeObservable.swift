@@ -170,8 +170,8 @@ extension TraitNode: TraitChangeObservable {
   }
 
   /// Registers a handler closure, taking over `handler`'s reference: the closure is kept in the
-  /// entry itself when the filter summarizes `traits` exactly, in a box with its trait list
-  /// otherwise.
+  /// entry itself when the entry's 64-bit summary stands for `traits` exactly, in a box with its
+  /// trait list otherwise.
   @usableFromInline
   final func _register(
     _ handler: _InlineHandler,

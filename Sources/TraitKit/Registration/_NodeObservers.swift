@@ -30,10 +30,11 @@
 struct _NodeObservers {
   // NB: one allocation, aligned to a cache line: a header of two lines, then the entries, 32
   // bytes each on 64-bit platforms, two to a line. The first line holds all that registering
-  // and cancelling read and write, the first baseline snapshot included, and an entry's address
-  // is the table's plus its position, so that cancelling loads the header and the entry at once
-  // rather than one after the other (traitkit-bench S6). Growing moves the table: whoever holds it across a
-  // call that may register on its node reads it from the node again.
+  // and cancelling read and write, the first baseline snapshot included, and an entry's
+  // address is the table's plus its position, so that cancelling loads the header and the
+  // entry at once rather than one after the other (traitkit-bench S6). Growing moves the
+  // table: whoever holds it across a call that may register on its node reads it from the
+  // node again.
 
   /// The table's allocation: a `_TableHeader`, then `capacity` entries.
   private(set) var base: UnsafeMutableRawPointer

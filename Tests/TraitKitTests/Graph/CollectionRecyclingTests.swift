@@ -67,4 +67,41 @@ struct CollectionRecyclingTests {
     #expect(log.entries == ["theme 0", "theme 1", "first goes", "theme 2"])
     #expect(node.traitCollection[GTThemeTrait.self] == 2)
   }
+
+  @Test("a collection that two nodes let go of in one pass goes after the pass ends too")
+  func collectionLetGoOfTwiceGoesAfterThePass() {
+    let graph = TraitGraph()
+    let first = GTNode("first")
+    let middle = GTNode("middle")
+    let last = GTNode("last")
+    graph.root.gtAdd(first, middle, last)
+    // The middle node has a collection of its own, between the two that share the root's.
+    middle.traitOverrides[CRPayloadTrait.self] = CRPayload()
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    for node in [first, middle, last] {
+      node.registerForTraitChanges([CRPayloadTrait.self, GTThemeTrait.self]) {
+        (node: GTNode, _: TraitCollection) in
+        log.append("\(node.name) theme \(node.traitCollection[GTThemeTrait.self])")
+      }
+    }
+    graph.root.traitOverrides[CRPayloadTrait.self] = CRPayload { [unowned graph] in
+      log.append("root's first goes")
+      graph.root.traitOverrides[GTThemeTrait.self] = 2
+      graph.updateTraitsIfNeeded()
+    }
+    graph.updateTraitsIfNeeded()
+    log.removeAll()
+
+    graph.root.traitOverrides[CRPayloadTrait.self] = CRPayload()
+    graph.root.traitOverrides[GTThemeTrait.self] = 1
+    graph.updateTraitsIfNeeded()
+
+    #expect(
+      log.entries == [
+        "first theme 1", "middle theme 1", "last theme 1", "root's first goes",
+        "first theme 2", "middle theme 2", "last theme 2",
+      ]
+    )
+  }
 }

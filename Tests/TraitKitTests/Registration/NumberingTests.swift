@@ -48,9 +48,10 @@ struct NumberingTests {
     let log = GTLog()
     node._setNextRegistrationNumber(.max - 40)
     let old = (0..<40).map { gtRegisterLogging("r\($0)", on: node, into: log) }
+    // The 21st cancellation compacts the table: r21…r39 move to the front, so that the stale
+    // tokens' positions hold other registrations. Then the numbers run out, and the stale
+    // tokens are of a retired numbering.
     for token in old.prefix(21) { node.unregisterForTraitChanges(token) }
-    // The numbers run out here; the compaction that follows moves r21…r39 to the front, so
-    // that the stale tokens' positions hold other registrations.
     let late = (40..<70).map { gtRegisterLogging("r\($0)", on: node, into: log) }
 
     for token in old.prefix(21) { node.unregisterForTraitChanges(token) }
