@@ -5,40 +5,25 @@ import TraitKit
 // nobody else holds for the next change. These tests hold the reuse to the plain behaviour: a
 // trait value goes as soon as no collection in use holds it, as it would without the reuse.
 
-/// A value that runs `onDeinit` when it goes.
-private final class CRPayload: Sendable {
-  nonisolated(unsafe) var onDeinit: (() -> Void)?
-
-  init(onDeinit: (() -> Void)? = nil) {
-    self.onDeinit = onDeinit
-  }
-
-  deinit { onDeinit?() }
-}
-
-private struct CRPayloadTrait: TraitDefinition {
-  static let defaultValue: CRPayload? = nil
-}
-
 @Suite("Collection recycling")
 struct CollectionRecyclingTests {
   @Test("a replaced value goes at the end of the pass that stops using it as a baseline")
   func replacedValueGoesWithItsLastBaseline() {
     let (graph, node) = makeGraphWithChild()
     var calls = 0
-    node.registerForTraitChanges([CRPayloadTrait.self]) { (_: GTNode, _: TraitCollection) in
+    node.registerForTraitChanges([GTDeinitPayloadTrait.self]) { (_: GTNode, _: TraitCollection) in
       calls += 1
     }
-    weak var weakFirst: CRPayload?
+    weak var weakFirst: GTDeinitPayload?
     do {
-      let first = CRPayload()
+      let first = GTDeinitPayload()
       weakFirst = first
-      graph.root.traitOverrides[CRPayloadTrait.self] = first
+      graph.root.traitOverrides[GTDeinitPayloadTrait.self] = first
     }
     graph.updateTraitsIfNeeded()
     #expect(weakFirst != nil, "the registration's baseline holds it")
 
-    graph.root.traitOverrides[CRPayloadTrait.self] = CRPayload()
+    graph.root.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload()
     graph.updateTraitsIfNeeded()
 
     #expect(calls == 2)
@@ -49,18 +34,18 @@ struct CollectionRecyclingTests {
   func deinitializerRunsAPass() {
     let (graph, node) = makeGraphWithChild()
     let log = GTLog()
-    node.registerForTraitChanges([CRPayloadTrait.self, GTThemeTrait.self]) {
+    node.registerForTraitChanges([GTDeinitPayloadTrait.self, GTThemeTrait.self]) {
       (node: GTNode, _: TraitCollection) in
       log.append("theme \(node.traitCollection[GTThemeTrait.self])")
     }
-    graph.root.traitOverrides[CRPayloadTrait.self] = CRPayload { [unowned graph] in
+    graph.root.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned graph] in
       log.append("first goes")
       graph.root.traitOverrides[GTThemeTrait.self] = 2
       graph.updateTraitsIfNeeded()
     }
     graph.updateTraitsIfNeeded()
 
-    graph.root.traitOverrides[CRPayloadTrait.self] = CRPayload()
+    graph.root.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload()
     graph.root.traitOverrides[GTThemeTrait.self] = 1
     graph.updateTraitsIfNeeded()
 
@@ -76,16 +61,16 @@ struct CollectionRecyclingTests {
     let last = GTNode("last")
     graph.root.gtAdd(first, middle, last)
     // The middle node has a collection of its own, between the two that share the root's.
-    middle.traitOverrides[CRPayloadTrait.self] = CRPayload()
+    middle.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload()
     graph.updateTraitsIfNeeded()
     let log = GTLog()
     for node in [first, middle, last] {
-      node.registerForTraitChanges([CRPayloadTrait.self, GTThemeTrait.self]) {
+      node.registerForTraitChanges([GTDeinitPayloadTrait.self, GTThemeTrait.self]) {
         (node: GTNode, _: TraitCollection) in
         log.append("\(node.name) theme \(node.traitCollection[GTThemeTrait.self])")
       }
     }
-    graph.root.traitOverrides[CRPayloadTrait.self] = CRPayload { [unowned graph] in
+    graph.root.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned graph] in
       log.append("root's first goes")
       graph.root.traitOverrides[GTThemeTrait.self] = 2
       graph.updateTraitsIfNeeded()
@@ -93,7 +78,7 @@ struct CollectionRecyclingTests {
     graph.updateTraitsIfNeeded()
     log.removeAll()
 
-    graph.root.traitOverrides[CRPayloadTrait.self] = CRPayload()
+    graph.root.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload()
     graph.root.traitOverrides[GTThemeTrait.self] = 1
     graph.updateTraitsIfNeeded()
 

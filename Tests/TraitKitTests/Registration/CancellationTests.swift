@@ -6,21 +6,6 @@ import TraitKit
 // hold both shortcuts to the plain behaviour: a token cancels exactly its own registration, and
 // the registrations that remain are called once each, in the order they were made.
 
-/// A value that runs `onDeinit` when it goes.
-private final class CTPayload: Sendable {
-  nonisolated(unsafe) var onDeinit: (() -> Void)?
-
-  init(onDeinit: @escaping () -> Void) {
-    self.onDeinit = onDeinit
-  }
-
-  deinit { onDeinit?() }
-}
-
-private struct CTPayloadTrait: TraitDefinition {
-  static let defaultValue: CTPayload? = nil
-}
-
 @Suite("Cancelling by token")
 struct CancellationTests {
   @Test("a token cancels its own registration after cancellations have moved the entries")
@@ -134,11 +119,11 @@ struct CancellationTests {
     let log = GTLog()
     let first = gtRegisterLogging("p0", on: node, into: log)
     // The node's own collection holds the payload; dropping the override leaves it stale.
-    node.traitOverrides[CTPayloadTrait.self] = CTPayload { [unowned node] in
+    node.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned node] in
       gtRegisterLogging("nested", on: node, into: log)
     }
-    _ = node.traitCollection[CTPayloadTrait.self]
-    node.traitOverrides[CTPayloadTrait.self] = nil
+    _ = node.traitCollection[GTDeinitPayloadTrait.self]
+    node.traitOverrides[GTDeinitPayloadTrait.self] = nil
     // Registering resolves the node's collection first, which lets the payload go: its
     // registration comes before this one, in position and in id.
     let outer = gtRegisterLogging("outer", on: node, into: log)

@@ -27,6 +27,22 @@ struct GTOpaqueValue: Sendable {
   let label: String
 }
 
+/// A boxed value that runs `onDeinit` when it goes.
+final class GTDeinitPayload: Sendable {
+  nonisolated(unsafe) var onDeinit: (() -> Void)?
+
+  init(onDeinit: (() -> Void)? = nil) {
+    self.onDeinit = onDeinit
+  }
+
+  deinit { onDeinit?() }
+}
+
+/// A custom trait whose values are boxed objects that report when they go.
+struct GTDeinitPayloadTrait: TraitDefinition {
+  static let defaultValue: GTDeinitPayload? = nil
+}
+
 // MARK: - Nodes
 
 /// A node with a name, for readable orderings and failure messages.
