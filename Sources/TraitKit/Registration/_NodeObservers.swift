@@ -228,14 +228,10 @@ struct _NodeObservers {
 
   /// The position of the live entry numbered `sequence`, if any.
   private func position(of sequence: UInt32) -> Int? {
-    var low = 0
-    var high = count
-    while low < high {
-      let middle = (low + high) / 2
-      if entries[middle].sequence < sequence { low = middle + 1 } else { high = middle }
-    }
-    guard low < count, entries[low].sequence == sequence, entries[low].isLive else { return nil }
-    return low
+    let position = _firstPosition(notBelow: sequence, count: count) { entries[$0].sequence }
+    guard position < count, entries[position].sequence == sequence, entries[position].isLive
+    else { return nil }
+    return position
   }
 
   /// Numbers the entries again from zero under a new serial, when the numbers have run out
@@ -539,18 +535,32 @@ final class _Renumberings {
     var sequence = token.sequence
     while numbering < retired.count {
       let sequences = retired[numbering].sequences
-      var low = 0
-      var high = sequences.count
-      while low < high {
-        let middle = (low + high) / 2
-        if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
-      }
-      guard low < sequences.count, sequences[low] == sequence else { return nil }
-      sequence = UInt32(low)
+      let position = _firstPosition(notBelow: sequence, count: sequences.count) { sequences[$0] }
+      guard position < sequences.count, sequences[position] == sequence else { return nil }
+      sequence = UInt32(position)
       numbering += 1
     }
     return sequence
   }
+}
+
+/// The first position in `0..<count` whose number, as `number` gives it, is not below
+/// `sequence`, or `count` when there is none.
+///
+/// - Precondition: the numbers increase with their positions.
+@inline(__always)
+private func _firstPosition(
+  notBelow sequence: UInt32,
+  count: Int,
+  _ number: (Int) -> UInt32
+) -> Int {
+  var low = 0
+  var high = count
+  while low < high {
+    let middle = (low + high) / 2
+    if number(middle) < sequence { low = middle + 1 } else { high = middle }
+  }
+  return low
 }
 
 @available(*, unavailable)
