@@ -56,7 +56,9 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   // NB: the header through its pointer: `ManagedBuffer.header` is a stored property of a class
   // of another module, so every access through it costs a dynamic exclusivity check, about 85
   // instructions and a thread-local lookup (traitkit-bench S4, S5, S9).
-  @inline(__always) var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+  @usableFromInline @inline(__always) var count: Int {
+    withUnsafeMutablePointerToHeader { $0.pointee.count }
+  }
 
   /// A collection of this storage, in the storage itself: the address
   /// ``TraitNode/traitCollection`` yields, so that a client reads a trait from it in place,
@@ -90,14 +92,21 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
   /// `_TraitRegistry.registeredEntry(of:)`).
   @inlinable @inline(__always)
   func value<T: TraitDefinition>(_: T.Type, entry: Int) -> T.Value {
-    withUnsafeMutablePointers { header, slots in
+    value(T.self, entry: entry, count: count)
+  }
+
+  /// The value of trait `T`, whose registry entry is `entry`, in this storage of `count` slots
+  /// (a collection's word says how many, so that the read need not load the header).
+  @inlinable @inline(__always)
+  func value<T: TraitDefinition>(_: T.Type, entry: Int, count: Int) -> T.Value {
+    withUnsafeMutablePointerToElements { slots in
       // NB: an unboxed trait's entry is its index, and a boxed trait's is never below `count`:
       // one comparison bounds the index and tells the kinds apart (traitkit-bench S8).
-      if _SlotCoding<T.Value>.fitsInBits && entry < header.pointee.count {
+      if _SlotCoding<T.Value>.fitsInBits && entry < count {
         return withUnsafeBytes(of: slots[entry].word) { $0.load(as: T.Value.self) }
       }
       let index = entry & ~_TraitRegistry.boxedFlag
-      guard index < header.pointee.count else { return T.defaultValue }
+      guard index < count else { return T.defaultValue }
       guard let box = UnsafeRawPointer(bitPattern: UInt(slots[index].word)) else {
         return T.defaultValue
       }
@@ -300,10 +309,11 @@ struct _RawSlot {
 @usableFromInline
 struct _StorageHeader {
   /// The words of a `TraitCollection` of this storage, with no recorder: the storage's address,
-  /// unretained (a storage holds no reference to itself), and zero.
+  /// unretained (a storage holds no reference to itself), and its count's word (see
+  /// `TraitCollection._countWord(_:)`).
   ///
   /// First, so that the header's address is the collection's (see `_Storage._collection`).
-  let collection: (storage: UnsafeRawPointer, recorder: UnsafeRawPointer?)
+  let collection: (storage: UnsafeRawPointer, word: UInt)
   /// The number of initialized slots.
   @usableFromInline var count: Int
   /// The number of slots that hold a box.
@@ -318,7 +328,10 @@ struct _StorageHeader {
     unknown: _UnknownTraitEntries?
   ) {
     // NB: the cell's layout is a TraitCollection's (checked in InPlaceReadTests).
-    collection = (UnsafeRawPointer(Unmanaged.passUnretained(storage).toOpaque()), nil)
+    collection = (
+      UnsafeRawPointer(Unmanaged.passUnretained(storage).toOpaque()),
+      TraitCollection._countWord(count)
+    )
     self.count = count
     self.boxes = boxes
     self.unknown = unknown

@@ -18,19 +18,40 @@
 public struct TraitCollection: Sendable {
   // NB: `_Storage` is a `ManagedBuffer`, which cannot be `Sendable`; it is immutable once a
   // collection holds it, which makes sharing it across domains safe.
-  @usableFromInline nonisolated(unsafe) var _storage: _Storage
-  /// The automatic-tracking recorder this collection reports reads to, when it was obtained from
-  /// a node inside a tracked closure; nil otherwise.
+  @usableFromInline nonisolated(unsafe) let _storage: _Storage
+  /// The address of the automatic-tracking recorder this collection reports reads to, when it
+  /// was obtained from a node inside a tracked closure; otherwise the storage's slot count,
+  /// tagged (see `_countWord(_:)`).
   ///
-  /// Unretained, so that handing out and dropping a collection costs one reference count, not
-  /// two: a read follows it only after finding it among the recorders of a tracked closure
-  /// running on the reading thread, which keep it alive (see `_TrackingRecord.recordRead`).
-  @usableFromInline var _recorder: Unmanaged<_TraitReadRecorder>?
+  /// A recorder is unretained, so that handing out and dropping a collection costs one reference
+  /// count, not two: a read follows it only after finding it among the recorders of a tracked
+  /// closure running on the reading thread, which keep it alive (see
+  /// `_TrackingRecord.recordRead`). A count lets a read bound its index without loading the
+  /// storage's header: it then touches one line of the storage, the slot's (traitkit-bench S8).
+  @usableFromInline let _word: UInt
 
   @inlinable
   init(_storage: _Storage, recorder: Unmanaged<_TraitReadRecorder>? = nil) {
     self._storage = _storage
-    self._recorder = recorder
+    if let recorder {
+      _word = UInt(bitPattern: recorder.toOpaque())
+    } else {
+      _word = Self._countWord(_storage.count)
+    }
+  }
+
+  /// The word of a collection with no recorder whose storage has `count` slots: the count
+  /// shifted left once, with the low bit set, which an object's address never has.
+  @inlinable @inline(__always)
+  static func _countWord(_ count: Int) -> UInt {
+    UInt(bitPattern: count) &<< 1 | 1
+  }
+
+  /// The recorder this collection reports reads to, if any.
+  @inlinable
+  var _recorder: Unmanaged<_TraitReadRecorder>? {
+    guard _word & 1 == 0 else { return nil }
+    return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: _word)!)
   }
 
   /// Creates a collection in which every trait has its default value.
@@ -97,13 +118,18 @@ public struct TraitCollection: Sendable {
     // NB: no call that may write memory uses the collection — the recorded read gets plain
     // words, and the first read of a trait type, which registers it, needs no storage — so that
     // a client borrows a node's collection in place, unretained (traitkit-bench S8).
-    if let recorder = _recorder {
-      return Self._recordedRead(T.self, of: Unmanaged.passUnretained(_storage), by: recorder)
+    let word = _word
+    guard word & 1 != 0 else {
+      return Self._recordedRead(
+        T.self,
+        of: Unmanaged.passUnretained(_storage),
+        by: Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word).unsafelyUnwrapped)
+      )
     }
     guard let entry = _TraitRegistry.registeredEntry(of: T.self) else {
       return Self._firstRead(T.self)
     }
-    return _storage.value(T.self, entry: entry)
+    return _storage.value(T.self, entry: entry, count: Int(bitPattern: word &>> 1))
   }
 
   /// A read of a trait type no collection holds yet, which registers it: its default value.

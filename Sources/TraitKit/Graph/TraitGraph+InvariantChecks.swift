@@ -23,6 +23,13 @@ extension TraitGraph {
       nodes += 1
       precondition(node._graph === self, "Invariant: every node of the tree points at its graph")
       registrations += node._observers?.liveCount ?? 0
+      if node._resolvedEpoch == _epoch {
+        precondition(
+          node._resolvedCell.word
+            == TraitCollection._countWord(node._resolvedRef.takeUnretainedValue().count),
+          "Invariant: a current node's collection cell holds its storage's count"
+        )
+      }
       precondition(
         node._observedHere.contains(node._ownObserved),
         "Invariant: a node's observed summary covers what its tables observe"

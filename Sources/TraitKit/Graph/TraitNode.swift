@@ -29,30 +29,31 @@ open class TraitNode: TraitEnvironment {
   //
   // NB: field order is layout (Swift lays out a class's stored properties in order). First, next
   // to the object header and its reference count — which a client touches whenever it retains
-  // a node it calls — the state that reading traits and registering read and write (registering
-  // and cancelling touch one or two cache lines of a node: traitkit-bench S6); then the state
-  // the pass reads on every child it considers; then the rest.
+  // a node it calls — the state that registering and reading traits read and write: the
+  // observed summary and the registrations, then the graph, the epoch and the collection cell
+  // that a read checks and follows. Registering reads all but the cell's second word, which is
+  // last; cancelling reads the registrations and the graph; so each touches as few cache lines
+  // of a node as it can, on average (traitkit-bench S6, S8). Then the state the pass reads on
+  // every child it considers; then the rest.
 
   // MARK: Read and registration state
 
-  /// The graph whose tree holds this node, unretained, or nil for a detached node.
-  @usableFromInline @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
-  @usableFromInline @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
-  /// The resolved collection, valid while `_resolvedEpoch` equals the tree's epoch.
-  ///
-  /// A node with overrides owns it (`_ownsResolved`, one retain). A node without shares its
-  /// parent's, unretained — ultimately the collection of the nearest ancestor with overrides or
-  /// of the graph's base traits. Every read validates the epoch first, and any change to that
-  /// owner advances the epoch, so a shared reference is never followed after its owner let go.
-  /// Sharing costs no reference counting, which matters on a pass down a long chain.
-  @usableFromInline @exclusivity(unchecked) final var _resolvedRef = Unmanaged.passUnretained(
-    _Storage.empty
-  )
-  /// The node's registrations, which it owns; nil until the first one.
-  @exclusivity(unchecked) final var _observers: _NodeObservers?
   /// A superset of the traits observed at this node itself (registrations, tracking, legacy
   /// callbacks); narrowed again when the pass delivers here.
   @exclusivity(unchecked) final var _observedHere = _TraitFilter.none
+  /// The node's registrations, which it owns; nil until the first one.
+  @exclusivity(unchecked) final var _observers: _NodeObservers?
+  /// The graph whose tree holds this node, unretained, or nil for a detached node.
+  @usableFromInline @exclusivity(unchecked) final var _graphRef: Unmanaged<TraitGraph>?
+  @usableFromInline @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
+  /// The resolved collection (see `_resolvedRef`), stored as the words of a `TraitCollection`
+  /// with no recorder — the storage, then its count's word — so that ``traitCollection`` yields
+  /// the node's own cell: a read then finds the storage's address and count in the node's line,
+  /// and loads one line of the storage, the slot's (traitkit-bench S8).
+  @usableFromInline @exclusivity(unchecked) final var _resolvedCell:
+    (storage: Unmanaged<_Storage>, word: UInt) = (
+      Unmanaged.passUnretained(_Storage.empty), TraitCollection._countWord(0)
+    )
   /// A superset of the traits observed (by registrations, tracking or the legacy adapter) by
   /// this node and its descendants.
   @exclusivity(unchecked) final var _subtreeObserved = _TraitFilter.none
@@ -151,7 +152,7 @@ open class TraitNode: TraitEnvironment {
     // it cannot prove unchanged (InPlaceReadLifetimeTests checks two reads in one expression).
     @inline(__always) unsafeAddress {
       if _resolvedIsCurrent && !_isRecordingTraitReadsAnywhere() {
-        return _resolvedRef._withUnsafeGuaranteedRef { $0._collection }
+        return _resolvedCollection
       }
       return _traitCollectionSlowPath()
     }
@@ -174,6 +175,34 @@ open class TraitNode: TraitEnvironment {
       if _resolvedRef.toOpaque() == storage.toOpaque() && _resolvedEpoch == _currentEpoch {
         return _ThreadLocals.trackedRead(storage, recorder: recorder)
       }
+    }
+  }
+
+  /// The resolved collection, valid while `_resolvedEpoch` equals the tree's epoch.
+  ///
+  /// A node with overrides owns it (`_ownsResolved`, one retain). A node without shares its
+  /// parent's, unretained — ultimately the collection of the nearest ancestor with overrides or
+  /// of the graph's base traits. Every read validates the epoch first, and any change to that
+  /// owner advances the epoch, so a shared reference is never followed after its owner let go.
+  /// Sharing costs no reference counting, which matters on a pass down a long chain.
+  @inlinable final var _resolvedRef: Unmanaged<_Storage> {
+    @inline(__always) get { _resolvedCell.storage }
+    @inline(__always) set {
+      _resolvedCell = (
+        newValue, TraitCollection._countWord(newValue._withUnsafeGuaranteedRef { $0.count })
+      )
+    }
+  }
+
+  /// The node's resolved collection cell, as a collection: valid while the node lives, and
+  /// current while `_resolvedIsCurrent` holds.
+  @inlinable @inline(__always)
+  final var _resolvedCollection: UnsafePointer<TraitCollection> {
+    // NB: the address of the stored cell itself: a final stored property with no observers is
+    // accessed in place, and `@exclusivity(unchecked)` leaves no access to end. The cell's
+    // layout is a TraitCollection's (checked in InPlaceReadTests).
+    withUnsafeMutablePointer(to: &_resolvedCell) {
+      UnsafeRawPointer($0).assumingMemoryBound(to: TraitCollection.self)
     }
   }
 
@@ -226,10 +255,10 @@ open class TraitNode: TraitEnvironment {
   @inline(never)
   final func _revalidate(epoch: UInt64) {
     guard let parent = _parentRef else {
-      _refresh(inheriting: _baseReference, epoch: epoch)
+      _refresh(inheriting: _baseCell, epoch: epoch)
       return
     }
-    let parentState = parent._withUnsafeGuaranteedRef { ($0._resolvedEpoch, $0._resolvedRef) }
+    let parentState = parent._withUnsafeGuaranteedRef { ($0._resolvedEpoch, $0._resolvedCell) }
     if parentState.0 == epoch {
       _refresh(inheriting: parentState.1, epoch: epoch)
       return
@@ -272,22 +301,30 @@ open class TraitNode: TraitEnvironment {
 
   /// Recomputes `_resolvedRef` from the parent's (current) collection, or from the base traits.
   @inline(__always) private final func _refresh(fromParentAt epoch: UInt64) {
-    let inherited =
-      _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedRef } } ?? _baseReference
+    let inherited = _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedCell } } ?? _baseCell
     _refresh(inheriting: inherited, epoch: epoch)
   }
 
-  /// What a parentless node inherits: its graph's base traits, or the defaults when detached.
-  private final var _baseReference: Unmanaged<_Storage> {
-    guard let graph = _graphRef else { return Unmanaged.passUnretained(_Storage.empty) }
-    return graph._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0._baseTraits._storage) }
+  /// What a parentless node inherits, as a collection cell: its graph's base traits, or the
+  /// defaults when detached.
+  private final var _baseCell: (storage: Unmanaged<_Storage>, word: UInt) {
+    guard let graph = _graphRef else {
+      return (Unmanaged.passUnretained(_Storage.empty), TraitCollection._countWord(0))
+    }
+    return graph._withUnsafeGuaranteedRef {
+      (Unmanaged.passUnretained($0._baseTraits._storage), $0._baseTraits._word)
+    }
   }
 
-  /// Recomputes `_resolvedRef` from `inherited` when it or the overrides changed.
+  /// Recomputes `_resolvedRef` from `inherited`, the cell of the collection it inherits, when
+  /// that or the overrides changed.
   @inline(__always) private final func _refresh(
-    inheriting inherited: Unmanaged<_Storage>,
+    inheriting inheritedCell: (storage: Unmanaged<_Storage>, word: UInt),
     epoch: UInt64
   ) {
+    // NB: the inherited cell's words are copied, not recomputed, when this node shares its
+    // collection: a pass down a long chain loads no collection header (traitkit-bench S3).
+    let inherited = inheritedCell.storage
     // NB: the collections this replaces are released last, once the node is current: a release
     // can run a trait value's deinitializer, which may read this node again.
     var replaced: Unmanaged<_Storage>?
@@ -297,7 +334,7 @@ open class TraitNode: TraitEnvironment {
         replaced = _resolvedRef
         _ownsResolved = false
       }
-      _resolvedRef = inherited
+      _resolvedCell = inheritedCell
     } else if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
       || _overridesChanged
     {
@@ -308,7 +345,7 @@ open class TraitNode: TraitEnvironment {
       }
       if _ownsResolved { replaced = _resolvedRef }
       if result === base {
-        _resolvedRef = inherited
+        _resolvedCell = inheritedCell
         _ownsResolved = false
       } else {
         _resolvedRef = Unmanaged.passRetained(result)

@@ -143,16 +143,17 @@ struct InPlaceReadLifetimeTests {
     }
   }
 
-  @Test("a storage's collection cell has a TraitCollection's field offsets and nil recorder bits")
+  @Test("a storage's collection cell has a TraitCollection's field offsets and its count's word")
   func cellLayoutMatchesFieldByField() {
     #expect(MemoryLayout<TraitCollection>.offset(of: \TraitCollection._storage) == 0)
     #expect(
-      MemoryLayout<TraitCollection>.offset(of: \TraitCollection._recorder)
+      MemoryLayout<TraitCollection>.offset(of: \TraitCollection._word)
         == MemoryLayout<UnsafeRawPointer>.stride
     )
     #expect(MemoryLayout<_StorageHeader>.offset(of: \_StorageHeader.collection) == 0)
-    let none: Unmanaged<_TraitReadRecorder>? = nil
-    #expect(unsafeBitCast(none, to: UInt.self) == 0)
+    let storage = _Storage.make(count: 5, minimumCapacity: 8)
+    #expect(storage._collection.pointee._word == 5 << 1 | 1)
+    #expect(storage._collection.pointee._recorder == nil)
   }
 
   @Test("a collection kept from a tracked closure reads its own values after the node changes")
