@@ -7,10 +7,11 @@ import Synchronization
 /// no lock: they read the published table, an immutable open-addressed array of
 /// `(metatype, index)` pairs in raw memory, with one atomic load and usually one probe.
 ///
-/// Layout of a published table (all words are `UInt`):
+/// Layout of a published table (see `TableLayout`):
 ///
-///     [mask] [count] [key₀ entry₀] … [key_mask entry_mask] [info₀] … [info_count-1]
-///     [default₀] … [default_count-1] [boxed₀] … [boxed_count-1]
+///     UInt:    [mask] [count] [key₀ entry₀] … [key_mask entry_mask] [info₀] … [info_count-1]
+///     UInt64:  [default₀] … [default_count-1]   (at the next 8-byte boundary)
+///     UInt:    [boxed₀] … [boxed_count-1]
 ///
 /// where a key is a metatype's address (0 marks an empty slot), an entry is the trait's index
 /// with `boxedFlag` set when its values are boxed, an info is an unretained `_TraitInfo` pointer
@@ -87,8 +88,7 @@ enum _TraitRegistry {
   /// - Precondition: `index` was returned by ``index(of:)``.
   static func infoReference(at index: Int) -> Unmanaged<_TraitInfo> {
     let table = currentTable()
-    let mask = Int(bitPattern: table[0])
-    let infos = table + 2 + 2 * (mask + 1)
+    let infos = table + TableLayout(of: table).infosWord
     return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: infos[index])!)
   }
 
@@ -98,9 +98,7 @@ enum _TraitRegistry {
   /// - Precondition: every index in `range` is registered.
   static func defaultWords(_ range: Range<Int>) -> UnsafeBufferPointer<UInt64> {
     let table = currentTable()
-    let mask = Int(bitPattern: table[0])
-    let count = Int(bitPattern: table[1])
-    let defaults = UnsafeRawPointer(table + 2 + 2 * (mask + 1) + count)
+    let defaults = (UnsafeRawPointer(table) + TableLayout(of: table).defaultsOffset)
       .assumingMemoryBound(to: UInt64.self)
     return UnsafeBufferPointer(start: defaults + range.lowerBound, count: range.count)
   }
@@ -117,9 +115,8 @@ enum _TraitRegistry {
   /// - Precondition: every index in `range` is registered.
   static func boxedFlags(_ range: Range<Int>) -> UnsafeBufferPointer<UInt> {
     let table = currentTable()
-    let mask = Int(bitPattern: table[0])
-    let count = Int(bitPattern: table[1])
-    let flags = table + 2 + 2 * (mask + 1) + 2 * count
+    let flags = (UnsafeRawPointer(table) + TableLayout(of: table).boxedOffset)
+      .assumingMemoryBound(to: UInt.self)
     return UnsafeBufferPointer(start: flags + range.lowerBound, count: range.count)
   }
 
@@ -154,9 +151,10 @@ enum _TraitRegistry {
     return UnsafePointer<UInt>(bitPattern: published.load(ordering: .acquiring))!
   }
 
+  // NB: in 64 bits on every platform: a 32-bit word would not hold the multiplier.
   @inlinable @inline(__always)
   static func slot(for key: UInt, mask: Int) -> Int {
-    Int(bitPattern: (key &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
   }
 
   /// The address of the published table (0 before the first registration).
@@ -206,9 +204,13 @@ private struct _RegistryState: ~Copyable {
     var capacity = 16
     while capacity < infos.count * 2 { capacity *= 2 }
     let mask = capacity - 1
-    let words = 2 + 2 * capacity + 3 * infos.count
-    let table = UnsafeMutablePointer<UInt>.allocate(capacity: words)
-    table.initialize(repeating: 0, count: words)
+    let layout = _TraitRegistry.TableLayout(capacity: capacity, count: infos.count)
+    let memory = UnsafeMutableRawPointer.allocate(
+      byteCount: layout.byteCount,
+      alignment: _TraitRegistry.TableLayout.alignment
+    )
+    let table = memory.bindMemory(to: UInt.self, capacity: layout.infosWord + infos.count)
+    table.initialize(repeating: 0, count: layout.infosWord + infos.count)
     table[0] = UInt(bitPattern: mask)
     table[1] = UInt(bitPattern: infos.count)
     for (key, index) in indexByKey {
@@ -218,12 +220,15 @@ private struct _RegistryState: ~Copyable {
       let flag = infos[index].isInline ? 0 : _TraitRegistry.boxedFlag
       table[3 + 2 * probe] = UInt(bitPattern: index | flag)
     }
+    let defaults = (memory + layout.defaultsOffset)
+      .bindMemory(to: UInt64.self, capacity: infos.count)
+    let boxed = (memory + layout.boxedOffset).bindMemory(to: UInt.self, capacity: infos.count)
     for info in infos {
-      table[2 + 2 * capacity + info.index] = UInt(
+      table[layout.infosWord + info.index] = UInt(
         bitPattern: Unmanaged.passUnretained(info).toOpaque()
       )
-      table[2 + 2 * capacity + infos.count + info.index] = UInt(info.defaultWord)
-      table[2 + 2 * capacity + 2 * infos.count + info.index] = info.isInline ? 0 : 1
+      (defaults + info.index).initialize(to: info.defaultWord)
+      (boxed + info.index).initialize(to: info.isInline ? 0 : 1)
     }
     tables.append(table)
     _TraitRegistry.published.store(UInt(bitPattern: table), ordering: .releasing)
