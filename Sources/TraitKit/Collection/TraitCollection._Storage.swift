@@ -60,9 +60,11 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
     withUnsafeMutablePointerToHeader { $0.pointee.count }
   }
 
-  /// A collection of this storage, in the storage itself: the address
-  /// ``TraitNode/traitCollection`` yields, so that a client reads a trait from it in place,
-  /// without retaining the storage.
+  /// A collection of this storage, in the storage itself.
+  ///
+  /// The address ``TraitNode/traitCollection`` yields on its slow path (a node that was stale
+  /// or detached), so that a client reads a trait from it in place, without retaining the
+  /// storage; a current node yields its own cell (`TraitNode._resolvedCollection`).
   ///
   /// Valid while the storage lives.
   @inlinable @inline(__always)

@@ -215,10 +215,11 @@ private struct _RegistryState: ~Copyable {
     table[1] = UInt(bitPattern: infos.count)
     for (key, index) in indexByKey {
       var probe = _TraitRegistry.slot(for: key, mask: mask)
-      while table[2 + 2 * probe] != 0 { probe = (probe + 1) & mask }
-      table[2 + 2 * probe] = key
+      let keys = table + _TraitRegistry.TableLayout.keysWord
+      while keys[2 * probe] != 0 { probe = (probe + 1) & mask }
+      keys[2 * probe] = key
       let flag = infos[index].isInline ? 0 : _TraitRegistry.boxedFlag
-      table[3 + 2 * probe] = UInt(bitPattern: index | flag)
+      keys[2 * probe + 1] = UInt(bitPattern: index | flag)
     }
     let defaults = (memory + layout.defaultsOffset)
       .bindMemory(to: UInt64.self, capacity: infos.count)

@@ -48,8 +48,10 @@ open class TraitNode: TraitEnvironment {
   @usableFromInline @exclusivity(unchecked) final var _resolvedEpoch: UInt64 = 0
   /// The resolved collection (see `_resolvedRef`), stored as the words of a `TraitCollection`
   /// with no recorder — the storage, then its count's word — so that ``traitCollection`` yields
-  /// the node's own cell: a read then finds the storage's address and count in the node's line,
-  /// and loads one line of the storage, the slot's (traitkit-bench S8).
+  /// the node's own cell: a read then finds the storage's address and count among the node's
+  /// read fields (graph, epoch, cell: 32 bytes, which straddle two cache lines for half the
+  /// node addresses malloc gives), and loads one line of the storage, the slot's, rather than
+  /// the storage's header too (traitkit-bench S8).
   @usableFromInline @exclusivity(unchecked) final var _resolvedCell:
     (storage: Unmanaged<_Storage>, word: UInt) = (
       Unmanaged.passUnretained(_Storage.empty), TraitCollection._countWord(0)
@@ -198,9 +200,12 @@ open class TraitNode: TraitEnvironment {
   /// current while `_resolvedIsCurrent` holds.
   @inlinable @inline(__always)
   final var _resolvedCollection: UnsafePointer<TraitCollection> {
-    // NB: the address of the stored cell itself: a final stored property with no observers is
-    // accessed in place, and `@exclusivity(unchecked)` leaves no access to end. The cell's
-    // layout is a TraitCollection's (checked in InPlaceReadTests).
+    // NB: the address of the stored cell itself, used after the closure returns. The language
+    // promises that address only inside the closure; it holds here because the property is
+    // final, stored, without observers, in a module built without library evolution, so the
+    // compiler accesses it in place, and `@exclusivity(unchecked)` leaves no access to end.
+    // Keep it so. InPlaceReadTests checks that the address lies inside the node, stays put,
+    // and has a TraitCollection's layout.
     withUnsafeMutablePointer(to: &_resolvedCell) {
       UnsafeRawPointer($0).assumingMemoryBound(to: TraitCollection.self)
     }

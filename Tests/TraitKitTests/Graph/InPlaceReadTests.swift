@@ -49,12 +49,23 @@ struct InPlaceReadTests {
 
   @Test("a node's cell is its stored resolved collection, laid out as a TraitCollection")
   func nodeCellIsItsStoredCollection() {
+    typealias Cell = (storage: Unmanaged<_Storage>, word: UInt)
+    #expect(MemoryLayout<Cell>.size == MemoryLayout<TraitCollection>.size)
+    #expect(MemoryLayout<Cell>.alignment == MemoryLayout<TraitCollection>.alignment)
+    #expect(MemoryLayout<Cell>.offset(of: \.storage) == 0)
+    #expect(MemoryLayout<Cell>.offset(of: \.word) == MemoryLayout<UnsafeRawPointer>.stride)
+
     let (graph, node) = makeGraphWithChild()
     node.traitOverrides[VTCountTrait.self] = 1
     graph.updateTraitsIfNeeded()
     #expect(node.traitCollection[VTCountTrait.self] == 1)  // brings the node's cell up to date
     let cell = node._resolvedCollection
     #expect(cell == node._resolvedCollection)
+    // Inside the node object, past its header: the stored property, not a temporary.
+    let offset =
+      UInt(bitPattern: cell) - UInt(bitPattern: Unmanaged.passUnretained(node).toOpaque())
+    #expect(offset >= 2 * UInt(MemoryLayout<UnsafeRawPointer>.stride))
+    #expect(offset < 256)
     #expect(cell.pointee._storage === node._resolvedRef.takeUnretainedValue())
     #expect(cell.pointee._recorder == nil)
     #expect(cell.pointee._word == TraitCollection._countWord(node._resolvedStorage().count))
