@@ -88,7 +88,7 @@ enum _TraitRegistry {
   /// - Precondition: `index` was returned by ``index(of:)``.
   static func infoReference(at index: Int) -> Unmanaged<_TraitInfo> {
     let table = currentTable()
-    let infos = table + TableLayout(of: table).infosWord
+    let infos = table + TableLayout.infosWord(capacity: Int(bitPattern: table[0]) &+ 1)
     return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: infos[index])!)
   }
 
@@ -98,8 +98,11 @@ enum _TraitRegistry {
   /// - Precondition: every index in `range` is registered.
   static func defaultWords(_ range: Range<Int>) -> UnsafeBufferPointer<UInt64> {
     let table = currentTable()
-    let defaults = (UnsafeRawPointer(table) + TableLayout(of: table).defaultsOffset)
-      .assumingMemoryBound(to: UInt64.self)
+    let offset = TableLayout.defaultsOffset(
+      capacity: Int(bitPattern: table[0]) &+ 1,
+      count: Int(bitPattern: table[1])
+    )
+    let defaults = (UnsafeRawPointer(table) + offset).assumingMemoryBound(to: UInt64.self)
     return UnsafeBufferPointer(start: defaults + range.lowerBound, count: range.count)
   }
 
@@ -115,8 +118,11 @@ enum _TraitRegistry {
   /// - Precondition: every index in `range` is registered.
   static func boxedFlags(_ range: Range<Int>) -> UnsafeBufferPointer<UInt> {
     let table = currentTable()
-    let flags = (UnsafeRawPointer(table) + TableLayout(of: table).boxedOffset)
-      .assumingMemoryBound(to: UInt.self)
+    let offset = TableLayout.boxedOffset(
+      capacity: Int(bitPattern: table[0]) &+ 1,
+      count: Int(bitPattern: table[1])
+    )
+    let flags = (UnsafeRawPointer(table) + offset).assumingMemoryBound(to: UInt.self)
     return UnsafeBufferPointer(start: flags + range.lowerBound, count: range.count)
   }
 
