@@ -43,6 +43,21 @@ struct TraitRegistryLayoutTests {
     #expect(layout.byteCount == 156)
   }
 
+  @Test("the published table is at most a quarter full and finds every trait at its own entry")
+  func publishedKeysAreSparseAndComplete() {
+    _ = _TraitRegistry.index(of: RLWideDefaultTrait.self)
+    let table = UnsafePointer<UInt>(bitPattern: _TraitRegistry.publishedTable())!
+    let capacity = Int(table[0]) + 1
+    let count = Int(table[1])
+    #expect(capacity >= 4 * count)
+    for index in 0..<count {
+      let info = _TraitRegistry.info(at: index)
+      let key = UInt(bitPattern: ObjectIdentifier(info.type))
+      let flag = info.isInline ? 0 : _TraitRegistry.boxedFlag
+      #expect(_TraitRegistry.registeredEntry(key: key) == index | flag)
+    }
+  }
+
   @Test("the published table holds each trait's 64-bit default slot and boxed flag")
   func publishedDefaultsAreWhole() {
     let index = _TraitRegistry.index(of: RLWideDefaultTrait.self)
