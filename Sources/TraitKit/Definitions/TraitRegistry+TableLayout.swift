@@ -5,7 +5,7 @@ extension _TraitRegistry {
   /// The header, keys and infos are `UInt` words; the defaults are 64-bit slots, at an offset
   /// aligned for them whatever the word size, so that a 32-bit platform stores a 64-bit
   /// default whole; the boxed flags are `UInt` words again.
-  struct TableLayout: Equatable {
+  struct TableLayout {
     /// The word index of the first key (the header is the mask and the count).
     static let keysWord = 2
     /// The word index of the first info.
@@ -23,7 +23,7 @@ extension _TraitRegistry {
     init(capacity: Int, count: Int, wordSize: Int = MemoryLayout<UInt>.stride) {
       infosWord = Self.infosWord(capacity: capacity)
       defaultsOffset = Self.defaultsOffset(capacity: capacity, count: count, wordSize: wordSize)
-      boxedOffset = Self.boxedOffset(capacity: capacity, count: count, wordSize: wordSize)
+      boxedOffset = defaultsOffset + count * MemoryLayout<UInt64>.stride
       byteCount = boxedOffset + count * wordSize
     }
 

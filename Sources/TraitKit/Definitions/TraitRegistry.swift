@@ -207,6 +207,10 @@ private struct _RegistryState: ~Copyable {
   }
 
   private mutating func publish() {
+    // NB: at most a quarter full, with keys placed in index order, not in the order of
+    // `indexByKey`, which changes with the process's hashing seed: a lookup, which every trait
+    // read and write makes, rarely probes twice, and a binary probes the same way in every run
+    // (callgrind totals had varied by 6% from run to run; S8 −8% instructions against half full).
     var capacity = 16
     while capacity < infos.count * 4 { capacity *= 2 }
     let mask = capacity - 1
@@ -219,22 +223,17 @@ private struct _RegistryState: ~Copyable {
     table.initialize(repeating: 0, count: layout.infosWord + infos.count)
     table[0] = UInt(bitPattern: mask)
     table[1] = UInt(bitPattern: infos.count)
-    // NB: at most a quarter full, and keys placed in index order, not the dictionary's, whose
-    // order changes with the process's hashing seed: a lookup, which every trait read and
-    // write makes, rarely probes twice, and a binary probes the same way in every run (callgrind
-    // totals had varied by 6% from run to run; S8 −8% instructions against half full).
-    for (key, index) in indexByKey.sorted(by: { $0.value < $1.value }) {
-      var probe = _TraitRegistry.slot(for: key, mask: mask)
-      let keys = table + _TraitRegistry.TableLayout.keysWord
-      while keys[2 * probe] != 0 { probe = (probe + 1) & mask }
-      keys[2 * probe] = key
-      let flag = infos[index].isInline ? 0 : _TraitRegistry.boxedFlag
-      keys[2 * probe + 1] = UInt(bitPattern: index | flag)
-    }
+    let keys = table + _TraitRegistry.TableLayout.keysWord
     let defaults = (memory + layout.defaultsOffset)
       .bindMemory(to: UInt64.self, capacity: infos.count)
     let boxed = (memory + layout.boxedOffset).bindMemory(to: UInt.self, capacity: infos.count)
     for info in infos {
+      let key = UInt(bitPattern: ObjectIdentifier(info.type))
+      var probe = _TraitRegistry.slot(for: key, mask: mask)
+      while keys[2 * probe] != 0 { probe = (probe + 1) & mask }
+      keys[2 * probe] = key
+      let flag = info.isInline ? 0 : _TraitRegistry.boxedFlag
+      keys[2 * probe + 1] = UInt(bitPattern: info.index | flag)
       table[layout.infosWord + info.index] = UInt(
         bitPattern: Unmanaged.passUnretained(info).toOpaque()
       )
