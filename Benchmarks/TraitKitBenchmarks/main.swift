@@ -56,6 +56,9 @@ var notes = [
     + "notification cost, not propagation.",
   "Every sample's callback count is checked; ratios are medians over the floor's median in "
     + "this same run.",
+  "S6 and S8 are memory-bound: their ratios grow when the host's other tenants leave this "
+    + "process less shared cache. load_latency_ns is a dependent load's latency by working-set "
+    + "size before and after the run: a jump to memory latency at 4 or 8 MiB means a squeezed run.",
 ]
 if isDebugBuild { notes.insert("DEBUG BUILD: timings are not representative.", at: 0) }
 if TraitGraph._internalChecksEnabled {
@@ -85,9 +88,17 @@ var runner = Runner(preset: options.preset, samples: options.samples) { label in
   printError(String(format: "[%6.1fs] %@", elapsed, label))
 }
 runner.contenders = options.contenders
+printError("load-latency probe (before)")
+let latencyBefore = LoadLatencyProbe.describe(LoadLatencyProbe.measure())
 for scenario in scenarios { runner.run(scenario) }
+printError("load-latency probe (after)")
+let latencyAfter = LoadLatencyProbe.describe(LoadLatencyProbe.measure())
 
-let host = Host.current(preset: options.preset, samples: runner.samples)
+let host = Host.current(
+  preset: options.preset,
+  samples: runner.samples,
+  loadLatency: (latencyBefore, latencyAfter)
+)
 let report = Report(host: host, results: runner.results, summaries: summaries, notes: notes)
 let text = report.render(options.format)
 /// Failures to write what the options asked for; the run still writes the rest and checks counts.

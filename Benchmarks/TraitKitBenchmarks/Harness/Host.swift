@@ -12,8 +12,15 @@ struct Host {
   var preset: String
   var samples: Int
   var allocationCounting: Bool
+  /// `LoadLatencyProbe`'s readings before and after the run, as it describes them.
+  var loadLatencyBefore = ""
+  var loadLatencyAfter = ""
 
-  static func current(preset: SizePreset, samples: Int) -> Host {
+  static func current(
+    preset: SizePreset,
+    samples: Int,
+    loadLatency: (before: String, after: String)
+  ) -> Host {
     let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     let model =
       cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
@@ -29,7 +36,9 @@ struct Host {
       date: ISO8601DateFormatter().string(from: Date()),
       preset: preset.rawValue,
       samples: samples,
-      allocationCounting: Allocations.isCounting
+      allocationCounting: Allocations.isCounting,
+      loadLatencyBefore: loadLatency.before,
+      loadLatencyAfter: loadLatency.after
     )
   }
 
@@ -39,6 +48,7 @@ struct Host {
       ("memory_gib", String(format: "%.1f", memoryGiB)), ("swift", swiftVersion),
       ("configuration", configuration), ("date", date), ("preset", preset),
       ("samples", "\(samples)"), ("allocation_counting", "\(allocationCounting)"),
+      ("load_latency_ns_before", loadLatencyBefore), ("load_latency_ns_after", loadLatencyAfter),
     ]
   }
 }
