@@ -416,13 +416,19 @@ open class TraitNode: TraitEnvironment {
   /// update pass.
   ///
   /// - Parameter child: The node to add.
-  /// - Precondition: `child` is neither this node nor one of its ancestors.
+  /// - Precondition: `child` is neither this node nor one of its ancestors, nor a graph's root
+  ///   (its graph keeps it as the root of its tree).
   /// - Complexity: O(*d*) for a move within one graph, where *d* is this node's depth; O(*d* + *s*)
   ///   for a move between graphs, where *s* is the size of the moved subtree.
   public final func addTraitChild(_ child: TraitNode) {
     _requireAPI(
       child !== self && (child._children.count == 0 || !_hasAncestor(child)),
       "Cannot add a node as a child of itself or of its own descendant: that would make a cycle"
+    )
+    _requireAPI(
+      child._parentRef != nil || child._graphRef == nil,
+      "Cannot add a graph's root as a child: its graph keeps it as the root of its tree; "
+        + "move the root's children instead"
     )
     if child._parent === self, _children.last?.takeUnretainedValue() === child { return }
     let retained = Unmanaged.passRetained(child)

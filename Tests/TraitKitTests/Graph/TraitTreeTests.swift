@@ -71,10 +71,7 @@ struct TraitTreeTests {
       let node = TraitNode()
       node.addTraitChild(node)
     }
-    #if DEBUG
-    // NB: release builds drop precondition messages, so only debug builds can check the text.
     #expect(gtStandardError(result).contains("Cannot add a node as a child of itself"))
-    #endif
   }
 
   @Test("adding a node under its own descendant traps")
@@ -92,19 +89,49 @@ struct TraitTreeTests {
       child.addTraitChild(grandchild)
       grandchild.addTraitChild(node)
     }
-    #if DEBUG
     #expect(gtStandardError(result).contains("own descendant"))
-    #endif
   }
 
   @Test("adding a graph's root under one of its own nodes traps")
   func addingRootUnderDescendantTraps() async {
-    await #expect(processExitsWith: .failure) {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
       let graph = TraitGraph()
       let node = TraitNode()
       graph.root.addTraitChild(node)
       node.addTraitChild(graph.root)
     }
+    #expect(gtStandardError(result).contains("own descendant"))
+  }
+
+  @Test("adding a graph's root to another graph's tree traps: its graph keeps it as the root")
+  func addingAnotherGraphsRootTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let graph = TraitGraph()
+      let other = TraitGraph()
+      graph.root.addTraitChild(other.root)
+    }
+    #expect(gtStandardError(result).contains("Cannot add a graph's root as a child"))
+  }
+
+  @Test("a root whose graph is gone is a detached node, and may be added anywhere")
+  func rootOfDeadGraphMayBeAdded() {
+    let graph = TraitGraph()
+    var other: TraitGraph? = TraitGraph()
+    let formerRoot = other!.root
+    let child = TraitNode()
+    formerRoot.addTraitChild(child)
+    formerRoot.traitOverrides[TraitUserInterfaceStyle.self] = .dark
+    other = nil
+    graph.root.addTraitChild(formerRoot)
+    #expect(formerRoot.traitParent === graph.root)
+    #expect(child.traitCollection.userInterfaceStyle == .dark)
+    #expect(graph.statistics.liveNodes == 3)
   }
 
   // MARK: - Never stale (R6)
