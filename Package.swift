@@ -12,6 +12,9 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
   name: "TraitKit",
+  // NB: the first releases whose Synchronization module has `Atomic`, which the engine uses.
+  // Linux needs no entry; CI builds only there, so the Apple platforms are untested.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "TraitKit", targets: ["TraitKit"]),
     .library(name: "TraitKitLegacy", targets: ["TraitKitLegacy"]),
@@ -23,7 +26,7 @@ let package = Package(
       dependencies: ["CTraitKitThreadLocal"],
       swiftSettings: strictSettings
     ),
-    // Two C11 thread-local pointers for TraitKit (Swift has none of its own); header only.
+    // Three C11 thread-local variables for TraitKit (Swift has none of its own); header only.
     .systemLibrary(name: "CTraitKitThreadLocal", path: "Sources/CTraitKitThreadLocal"),
     .target(
       name: "TraitKitLegacy",

@@ -3,8 +3,13 @@ extension TraitCollection {
   ///
   /// The counterpart of UIKit's `UITraitCollection.current`, read-only. During a trait change
   /// callback it is the observed node's collection; inside ``performAsCurrent(_:)`` it is the
-  /// receiver; elsewhere it is an empty collection. It is local to the running task, and a pass
-  /// sets it once per node, not per callback.
+  /// receiver; elsewhere it is an empty collection.
+  ///
+  /// Inside ``performAsCurrent(_:)`` it is task-local: a task created in the body inherits it.
+  /// During an update pass it is the pass's, on the pass's thread, for as long as each callback
+  /// runs: the pass sets it once per node rather than binding a task-local per callback (about
+  /// 100 ns each), so a task that a callback creates does not inherit it. Capture the
+  /// collection the callback receives, or wrap the task's work in ``performAsCurrent(_:)``.
   public static var current: TraitCollection {
     if let cell = _CurrentCell.active, let storage = cell.storage {
       return TraitCollection(_storage: storage.takeUnretainedValue())

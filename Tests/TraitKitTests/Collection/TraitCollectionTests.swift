@@ -787,6 +787,16 @@ struct TraitCollectionTests {
     #expect(TraitCollection.current == TraitCollection())
   }
 
+  @Test("a task created inside performAsCurrent inherits current, which is task-local there")
+  func taskInsidePerformAsCurrentInheritsCurrent() async {
+    let traits = TraitCollection(VTCountTrait.self, value: 7)
+    let task = traits.performAsCurrent {
+      Task { TraitCollection.current[VTCountTrait.self] }
+    }
+    #expect(await task.value == 7)
+    #expect(TraitCollection.current == TraitCollection())
+  }
+
   // MARK: - Sendable
 
   @Test("a collection can be sent to another task and still compares equal")

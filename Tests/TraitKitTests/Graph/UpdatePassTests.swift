@@ -316,6 +316,33 @@ struct UpdatePassTests {
     #expect(TraitCollection.current == TraitCollection())
   }
 
+  @Test(
+    "a task a handler creates does not inherit the pass's current; performAsCurrent carries it"
+  )
+  func taskCreatedInHandlerDoesNotInheritPassCurrent() async {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    var tasks: [Task<(plain: Int, carried: Int), Never>] = []
+    node.registerForTraitChanges([GTThemeTrait.self]) { (node: GTNode, _: TraitCollection) in
+      let traits = node.traitCollection
+      tasks.append(
+        Task {
+          let plain = TraitCollection.current[GTThemeTrait.self]
+          let carried = traits.performAsCurrent { TraitCollection.current[GTThemeTrait.self] }
+          return (plain, carried)
+        }
+      )
+    }
+    node.traitOverrides[GTThemeTrait.self] = 5
+    graph.updateTraitsIfNeeded()
+    #expect(tasks.count == 1)
+    let seen = await tasks[0].value
+    #expect(seen.plain == GTThemeTrait.defaultValue)
+    #expect(seen.carried == 5)
+  }
+
   @Test("TraitCollection.current is the node's collection even after an earlier handler changed it")
   func currentAfterEarlierHandlerChangedNode() {
     let graph = TraitGraph()
