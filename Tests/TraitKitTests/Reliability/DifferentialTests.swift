@@ -1163,7 +1163,7 @@ struct DifferentialRegressionTests {
     #expect(log == ["child", "parent"])
   }
 
-  // MARK: Open: baseChangesInSubtreePasses
+  // MARK: Fixed: a handler's base-traits change reached later registrations a round late
 
   @Test("a base-traits change by a handler reaches the node's later registrations that round")
   func handlerBaseChangeReachesLaterRegistrations() {
