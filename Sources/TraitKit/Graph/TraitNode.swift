@@ -88,7 +88,13 @@ open class TraitNode: TraitEnvironment {
 
   // MARK: Other state
 
-  @usableFromInline @exclusivity(unchecked) final var _overrides = TraitOverrides()
+  /// The node's overrides, which it owns, or nil until the first write to ``traitOverrides``.
+  ///
+  /// Out of line: most nodes of a tree override nothing, and inline overrides would cost each
+  /// node 32 bytes more of heap (traitkit-bench S10). A plain pointer, not a reference, so that a
+  /// write reaches them without reference counting (traitkit-bench S4). Freed in `deinit`.
+  @usableFromInline @exclusivity(unchecked) final var _overrides:
+    UnsafeMutablePointer<TraitOverrides>?
   /// The parent storage an overriding node's `_resolvedRef` was computed from (retained, so that
   /// its address identifies it).
   @exclusivity(unchecked) final var _inherited = _Storage.empty
@@ -132,6 +138,11 @@ open class TraitNode: TraitEnvironment {
     if let observers = _observers {
       _observers = nil
       observers.destroy()
+    }
+    if let overrides = _overrides {
+      _overrides = nil
+      overrides.deinitialize(count: 1)
+      overrides.deallocate()
     }
   }
 
@@ -334,18 +345,23 @@ open class TraitNode: TraitEnvironment {
     // can run a trait value's deinitializer, which may read this node again.
     var replaced: Unmanaged<_Storage>?
     var replacedInherited: _Storage?
-    if _overrides._specified.isEmpty && !_overridesChanged {
+    guard let overrides = _overrides, !overrides.pointee._specified.isEmpty || _overridesChanged
+    else {
       if _ownsResolved {
         replaced = _resolvedRef
         _ownsResolved = false
       }
       _resolvedCell = inheritedCell
-    } else if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
+      _resolvedEpoch = epoch
+      replaced?.release()
+      return
+    }
+    if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
       || _overridesChanged
     {
       let base = inherited.takeUnretainedValue()
-      let needed = Swift.max(base.count, _overrides._storage.count)
-      let result = _overrides.applied(to: base) {
+      let needed = Swift.max(base.count, overrides.pointee._storage.count)
+      let result = overrides.pointee.applied(to: base) {
         self._graphRef?._withUnsafeGuaranteedRef { $0._takeSpareStorage(capacity: needed) }
       }
       if _ownsResolved { replaced = _resolvedRef }
@@ -357,7 +373,7 @@ open class TraitNode: TraitEnvironment {
         _ownsResolved = true
       }
       replacedInherited = _inherited
-      _inherited = _overrides._specified.isEmpty ? .empty : base
+      _inherited = overrides.pointee._specified.isEmpty ? .empty : base
       _overridesChanged = false
     }
     _resolvedEpoch = epoch
@@ -372,32 +388,46 @@ open class TraitNode: TraitEnvironment {
   /// Effective values are in ``traitCollection`` at once; registrations hear of the change in the
   /// next update pass. Writing the value an override already has does nothing.
   public final var traitOverrides: TraitOverrides {
-    get { _overrides }
+    get { _overrides?.pointee ?? TraitOverrides() }
     set {
       var newValue = newValue
       newValue._changed = .none
-      let changed = _overrides.differences(from: newValue)
-      _overrides = newValue
+      let overrides = _overrides ?? _makeOverrides()
+      let changed = overrides.pointee.differences(from: newValue)
+      overrides.pointee = newValue
       if !changed.isEmpty { _overridesDidChange(changed) }
     }
     @inlinable
     _modify {
-      yield &_overrides
-      if !_overrides._changed.isEmpty { _overridesDidChangeAfterModify() }
+      // NB: the node keeps its overrides' memory until it deinitializes, so the pointer stays
+      // valid for the access, whatever the code it yields to does to the tree.
+      let overrides = _overrides ?? _makeOverrides()
+      yield &overrides.pointee
+      if !overrides.pointee._changed.isEmpty { _overridesDidChangeAfterModify() }
     }
+  }
+
+  /// Gives this node its overrides' memory, on the first write to them.
+  @usableFromInline
+  final func _makeOverrides() -> UnsafeMutablePointer<TraitOverrides> {
+    let overrides = UnsafeMutablePointer<TraitOverrides>.allocate(capacity: 1)
+    overrides.initialize(to: TraitOverrides())
+    _overrides = overrides
+    return overrides
   }
 
   /// Consumes the change record that an in-place mutation of the overrides left.
   @usableFromInline
   final func _overridesDidChangeAfterModify() {
-    let changed = _overrides._changed
-    _overrides._changed = .none
+    guard let overrides = _overrides else { return }
+    let changed = overrides.pointee._changed
+    overrides.pointee._changed = .none
     _overridesDidChange(changed)
   }
 
   final func _overridesDidChange(_ changed: _TraitFilter) {
     _overridesChanged = true
-    _shield = _overrides._shield
+    _shield = _overrides?.pointee._shield ?? .none
     _treeDidChange()
     _markPending(changed)
   }
