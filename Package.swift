@@ -49,10 +49,11 @@ let package = Package(
       dependencies: ["TraitKit"],
       swiftSettings: strictSettings
     ),
-    // The benchmark's harness: options, output files, the callback-count check, the reports.
+    // The benchmark's harness: options, output files, the callback-count check, the reports;
+    // and, with its allocation counter, the engine's allocation-free steady state.
     .testTarget(
       name: "TraitKitBenchmarksTests",
-      dependencies: ["TraitKitBenchmarks"],
+      dependencies: ["TraitKit", "TraitKitBenchmarks"],
       swiftSettings: strictSettings
     ),
     .testTarget(

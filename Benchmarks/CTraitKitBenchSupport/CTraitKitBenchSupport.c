@@ -2,7 +2,8 @@
 //
 // On glibc, the executable defines malloc/calloc/realloc/free and the aligned allocators and
 // forwards them to glibc's internal entry points; the dynamic linker binds every library of the
-// process (the Swift runtime included) to these definitions, so each heap allocation is counted.
+// process (the Swift runtime included) to these definitions, so each heap allocation is counted,
+// once in a process-wide total and once for the thread that made it.
 #include "CTraitKitBenchSupport.h"
 
 // A sanitizer's runtime owns the allocator: defining malloc here would hand it memory it did not
@@ -28,7 +29,14 @@ extern void __libc_free(void *pointer);
 
 static _Atomic uint64_t allocations = 0;
 
-static inline void count(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
+// NB: initial-exec, so that reaching the counter is a fixed offset from the thread pointer: the
+// general-dynamic model may call `__tls_get_addr`, which may allocate, which would land back here.
+static _Thread_local uint64_t thread_allocations __attribute__((tls_model("initial-exec"))) = 0;
+
+static inline void count(void) {
+  atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+  thread_allocations += 1;
+}
 
 void *malloc(size_t size) {
   count();
@@ -69,6 +77,8 @@ uint64_t tkb_allocation_count(void) {
   return atomic_load_explicit(&allocations, memory_order_relaxed);
 }
 
+uint64_t tkb_thread_allocation_count(void) { return thread_allocations; }
+
 int tkb_counts_allocations(void) { return 1; }
 
 size_t tkb_heap_bytes_in_use(void) {
@@ -81,6 +91,7 @@ void tkb_trim_heap(void) { malloc_trim(0); }
 #else
 
 uint64_t tkb_allocation_count(void) { return 0; }
+uint64_t tkb_thread_allocation_count(void) { return 0; }
 int tkb_counts_allocations(void) { return 0; }
 size_t tkb_heap_bytes_in_use(void) { return 0; }
 void tkb_trim_heap(void) {}

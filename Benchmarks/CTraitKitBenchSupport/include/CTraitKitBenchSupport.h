@@ -10,6 +10,10 @@
 /// builds with a sanitizer, whose runtime owns the allocator).
 uint64_t tkb_allocation_count(void);
 
+/// The number of heap allocations counted by `tkb_allocation_count` that the calling thread made
+/// so far. Returns 0 forever where `tkb_allocation_count` does.
+uint64_t tkb_thread_allocation_count(void);
+
 /// Whether allocations are being counted on this platform.
 int tkb_counts_allocations(void);
 

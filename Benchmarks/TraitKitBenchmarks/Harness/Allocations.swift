@@ -21,6 +21,17 @@ enum Allocations {
     return count &- before
   }
 
+  /// The allocations `body` makes on the calling thread.
+  ///
+  /// A synchronous body runs on one thread, so this counts exactly its allocations even while
+  /// other threads allocate, such as other tests that Swift Testing runs in parallel. Always 0
+  /// where ``isCounting`` is false.
+  static func countingOnThisThread(_ body: () -> Void) -> UInt64 {
+    let before = tkb_thread_allocation_count()
+    body()
+    return tkb_thread_allocation_count() &- before
+  }
+
   /// The heap bytes that `body`'s result keeps alive, and the result.
   static func retainedBytes<R>(_ body: () -> R) -> (bytes: Int, result: R) {
     let before = bytesInUse

@@ -138,9 +138,9 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
   @inline(never)
   private mutating func insertBeyondFirstWord(_ index: Int) {
     let word = index / 64 - 1
-    if word >= rest.count {
-      rest.append(contentsOf: repeatElement(0, count: word - rest.count + 1))
-    }
+    // NB: one word at a time, not `append(contentsOf:)`, for the reason given in
+    // `TraitGraph._takeSpareStorage`: re-tracking a read beyond the first 64 traits appends here.
+    while word >= rest.count { rest.append(0) }
     rest[word] |= 1 << UInt64(index % 64)
   }
 

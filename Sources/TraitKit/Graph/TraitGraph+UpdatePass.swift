@@ -309,7 +309,7 @@ extension TraitGraph {
         tracking._withUnsafeGuaranteedRef({ pending.intersects($0.observed) })
       {
         _lastPass.invalidationsDelivered += tracking._withUnsafeGuaranteedRef {
-          $0.invalidate(node, current: storage, pass: _passNumber)
+          $0.invalidate(node, current: storage, pass: _passNumber, recyclingInto: self)
         }
       }
       guard let observers = node._observers, pending.intersects(observers.observed) else {

@@ -145,12 +145,37 @@ public final class TraitGraph {
     return released
   }
 
+  /// Hands `storage`, a baseline the running pass stopped using, to `_recycleAfterPass` if the
+  /// caller's reference is the last.
+  ///
+  /// A reference that is not the last is simply let go of by the caller: the collection stays
+  /// with its other holders, and if it went to the list now and again later, from another
+  /// holder, the list would hold it twice and could not tell it unique when the pass ends.
+  @inline(__always) func _recycleIfLast(_ storage: inout _Storage) {
+    guard isKnownUniquelyReferenced(&storage) else { return }
+    _recycleAfterPass(Unmanaged.passRetained(storage))
+  }
+
+  /// Keeps `storage`, which something let go of outside a pass, as a spare if the caller's
+  /// reference is the last, it holds no boxed values, and fewer than eight spares are kept.
+  func _keepSpareIfLast(_ storage: inout _Storage) {
+    guard _spareStorages.count < 8, storage.boxCount == 0, storage !== _Storage.empty,
+      isKnownUniquelyReferenced(&storage)
+    else { return }
+    _spareStorages.append(storage)
+  }
+
   /// A recycled buffer with room for `capacity` slots, if one is kept.
   func _takeSpareStorage(capacity: Int) -> _Storage? {
-    guard let position = _spareStorages.lastIndex(where: { $0.capacity >= capacity }) else {
-      return nil
+    // NB: a loop, not `lastIndex(where:)`: unspecialized (-Onone), the generic algorithm reads
+    // each element through a coroutine that allocates its frame.
+    var position = _spareStorages.count
+    while position > 0 {
+      position -= 1
+      guard _spareStorages[position].capacity >= capacity else { continue }
+      return _spareStorages.remove(at: position)
     }
-    return _spareStorages.remove(at: position)
+    return nil
   }
 
   /// Traits that handlers changed above the node being visited, for it and its subtree.

@@ -41,7 +41,16 @@ final class _NodeTracking {
 
   /// Runs the invalidation of every slot that read a trait of `node` that now differs; returns
   /// how many ran.
-  func invalidate(_ node: TraitNode, current: _Storage, pass: UInt64) -> Int {
+  ///
+  /// A baseline that a slot stops using, when the slot held its last reference, goes to the
+  /// recycling list of `graph`, the graph whose pass runs, and becomes a spare when the pass
+  /// ends (traitkit-bench S7).
+  func invalidate(
+    _ node: TraitNode,
+    current: _Storage,
+    pass: UInt64,
+    recyclingInto graph: TraitGraph
+  ) -> Int {
     var invalidations = 0
     var position = 0
     while position < watchers.count {
@@ -54,7 +63,9 @@ final class _NodeTracking {
       guard watcher.baseline !== current,
         watcher.traits.contains(where: { !current.slotEqual(at: $0, to: watcher.baseline) })
       else { continue }
-      watcher.baseline = current
+      var replaced = current
+      swap(&replaced, &watcher.baseline)
+      graph._recycleIfLast(&replaced)
       let record = watcher.record.takeUnretainedValue()
       guard record.invalidatedInPass != pass else { continue }
       record.invalidatedInPass = pass
@@ -62,7 +73,12 @@ final class _NodeTracking {
       record.invalidation(record.owner)
     }
     // NB: after the calls: an invalidation that re-runs its slot records reads that count.
-    observed = watchers.reduce(into: .none) { if $1.isLive { $0 |= $1.filter } }
+    // NB: a loop, not `reduce(into:)`, for the reason given in `TraitGraph._takeSpareStorage`.
+    var union = _TraitFilter.none
+    for position in watchers.indices where watchers[position].isLive {
+      union |= watchers[position].filter
+    }
+    observed = union
     return invalidations
   }
 
@@ -293,9 +309,26 @@ final class _TraitReadRecorder: @unchecked Sendable {
     // NB: re-tracking an unchanged node keeps its baseline without reference counting, the new
     // one unretained until then (traitkit-bench S7).
     if ObjectIdentifier(self.baseline) != ObjectIdentifier(baseline.takeUnretainedValue()) {
-      self.baseline = baseline.takeUnretainedValue()
+      var replaced = baseline.takeUnretainedValue()
+      swap(&replaced, &self.baseline)
+      recycle(&replaced)
     }
     traits.removeAll()
+  }
+
+  /// Hands `replaced`, a baseline this recorder stopped using, to be recycled if this was its
+  /// last reference: to the recycling list of the pass running on this thread, or else, outside
+  /// any pass, straight to the spares of the read node's graph.
+  ///
+  /// A slot that re-tracks after each pass lets go here of the collection it read in the run
+  /// before; recycled, it is the buffer the next pass's refresh of an overriding node fills, so
+  /// a steady state of invalidations and re-tracking allocates nothing (traitkit-bench S7).
+  private func recycle(_ replaced: inout _Storage) {
+    if let running = _CurrentCell.activeGraph {
+      running._withUnsafeGuaranteedRef { $0._recycleIfLast(&replaced) }
+    } else if let graph = node._graphRef {
+      graph._withUnsafeGuaranteedRef { $0._keepSpareIfLast(&replaced) }
+    }
   }
 
   /// Records a read of the trait with dense index `index` in run `run` of this recorder's

@@ -1,0 +1,243 @@
+import Testing
+
+@testable import TraitKit
+@testable import TraitKitBenchmarks
+
+// DESIGN.md §4: "The steady-state notification and re-tracking paths allocate nothing", and R11:
+// "Re-tracking the same reads allocates nothing". Each test warms its path up first (first runs
+// register traits, grow tables and instantiate metadata), then counts the allocations that many
+// more runs make on the test's own thread, which tests running in parallel do not disturb.
+//
+// NB: the counted loops index arrays instead of iterating them: unspecialized (-Onone), a
+// generic algorithm such as `for in`, `reduce` or `lastIndex(where:)` reads each element
+// through a coroutine that allocates its frame, and the engine avoids them on these paths for
+// the same reason, so that these tests hold in the debug build CI runs. Custom traits get their
+// dense index at first use, process-wide: the tests read system traits, whose indices are
+// fixed, except where they choose the index range.
+
+/// A custom trait whose dense index is at least 64 (see `registerTraitBeyondFirst64()`).
+private enum ZABeyondTrait: TraitDefinition {
+  static let defaultValue = 0
+}
+
+/// A distinct trait type for each `Inner`.
+private enum ZAFreshTrait<Inner>: TraitDefinition {
+  static var defaultValue: Int { 0 }
+}
+
+/// Registers ``ZABeyondTrait`` after 64 trait types that no other code uses, so that its dense
+/// index is at least 64 whatever the tests that ran before registered.
+private func registerTraitBeyondFirst64() {
+  func register<Inner>(_: Inner.Type, remaining: Int) {
+    guard remaining > 0 else { return }
+    _ = TraitCollection()[ZAFreshTrait<Inner>.self]
+    register(ZAFreshTrait<Inner>.self, remaining: remaining - 1)
+  }
+  register(Void.self, remaining: 64)
+  _ = TraitCollection()[ZABeyondTrait.self]
+}
+
+/// A view-like node whose layout reads traits of its own and of its parent, tracked as UIKit's
+/// automatic trait tracking tracks `layoutSubviews`.
+private final class ZALayoutView: TraitNode {
+  /// Whether the layout also reads ``ZABeyondTrait``.
+  let readsTraitBeyondFirst64: Bool
+  var needsLayout = false
+  var layouts = 0
+  var invalidations = 0
+  /// What the last layout read, so that the reads are not dead code.
+  var frame = 0
+
+  init(readsTraitBeyondFirst64: Bool = false) {
+    self.readsTraitBeyondFirst64 = readsTraitBeyondFirst64
+    super.init()
+  }
+
+  /// Runs the tracked layout; the invalidation captures nothing: it receives the node.
+  func layout() {
+    needsLayout = false
+    layouts += 1
+    withTraitTracking(slot: .layout, invalidation: { ZALayoutView.invalidate($0) }, readTraits)
+  }
+
+  /// The layout's body: reads two or three traits of the node and one of its parent.
+  private func readTraits() {
+    var frame = traitCollection.horizontalSizeClass.rawValue
+    frame &+= traitCollection.userInterfaceStyle.rawValue
+    if readsTraitBeyondFirst64 { frame &+= traitCollection[ZABeyondTrait.self] }
+    if let parent = traitParent { frame &+= Int(parent.traitCollection.displayScale) }
+    self.frame = frame
+  }
+
+  /// Re-runs the tracked layout when an invalidation asked for it.
+  func layoutIfNeeded() {
+    if needsLayout { layout() }
+  }
+
+  private static func invalidate(_ node: TraitNode) {
+    let view = unsafeDowncast(node, to: ZALayoutView.self)
+    view.needsLayout = true
+    view.invalidations += 1
+  }
+}
+
+/// A node that counts the calls of the handler it registered for the user interface style.
+private final class ZAObservingNode: TraitNode {
+  var calls = 0
+
+  override init() {
+    super.init()
+    registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (self: ZAObservingNode, _: TraitCollection) in
+      self.calls += 1
+    }
+  }
+}
+
+/// A graph whose root has `count` children of type `Node`, each with `count` children.
+private func twoLevelTree<Node: TraitNode>(
+  _ count: Int,
+  _ makeNode: () -> Node
+) -> (graph: TraitGraph, nodes: [Node]) {
+  let graph = TraitGraph()
+  var nodes: [Node] = []
+  for _ in 0..<count {
+    let child = makeNode()
+    graph.root.addTraitChild(child)
+    nodes.append(child)
+    for _ in 0..<count {
+      let grandchild = makeNode()
+      child.addTraitChild(grandchild)
+      nodes.append(grandchild)
+    }
+  }
+  graph.root.traitOverrides.horizontalSizeClass = .compact
+  graph.updateTraitsIfNeeded()
+  return (graph, nodes)
+}
+
+/// Flips the root's user interface style and runs the update pass.
+private func toggleStyle(_ graph: TraitGraph) {
+  let style = graph.root.traitCollection.userInterfaceStyle
+  graph.root.traitOverrides.userInterfaceStyle = style == .dark ? .light : .dark
+  graph.updateTraitsIfNeeded()
+}
+
+@Suite(
+  "Steady-state allocations",
+  .enabled(if: Allocations.isCounting, "allocations are counted on glibc, without sanitizers"),
+  .enabled(if: !TraitGraph._internalChecksEnabled, "the internal checks allocate on every pass"),
+  .serialized
+)
+struct ZeroAllocationTests {
+  private static let warmUps = 10
+  private static let runs = 1_000
+
+  /// The allocations that `runs` calls of `body` make on this thread, and how many times the
+  /// calls were made.
+  ///
+  /// A trait type registered meanwhile — by a test running in parallel — makes the collections
+  /// made after it larger, which is not the steady state: then the runs start over, up to five
+  /// times.
+  private static func steadyAllocations(_ body: () -> Void) -> (allocations: UInt64, rounds: Int) {
+    var allocations: UInt64 = 0
+    for round in 1...5 {
+      let registry = _TraitRegistry.publishedTable()
+      allocations = Allocations.countingOnThisThread {
+        for _ in 0..<runs { body() }
+      }
+      if allocations == 0 || _TraitRegistry.publishedTable() == registry {
+        return (allocations, round)
+      }
+    }
+    return (allocations, 5)
+  }
+
+  @Test("re-tracking the same reads allocates nothing (R11)")
+  func retrackingSameReads() {
+    let (graph, views) = twoLevelTree(3) { ZALayoutView() }
+    for _ in 0..<Self.warmUps {
+      for index in views.indices { views[index].layout() }
+    }
+
+    let (allocations, rounds) = Self.steadyAllocations {
+      for index in views.indices { views[index].layout() }
+    }
+
+    #expect(allocations == 0)
+    #expect(views.allSatisfy { $0.layouts == Self.warmUps + rounds * Self.runs })
+    // The runs recorded the reads: a change of one invalidates every view.
+    toggleStyle(graph)
+    #expect(views.allSatisfy { $0.invalidations == 1 })
+  }
+
+  @Test("re-tracking the same reads of a trait beyond the first 64 allocates nothing (R11)")
+  func retrackingSameReadsBeyondFirst64() {
+    registerTraitBeyondFirst64()
+    let (graph, views) = twoLevelTree(3) { ZALayoutView(readsTraitBeyondFirst64: true) }
+    graph.root.traitOverrides[ZABeyondTrait.self] = 3
+    graph.updateTraitsIfNeeded()
+    for _ in 0..<Self.warmUps {
+      for index in views.indices { views[index].layout() }
+    }
+
+    let (allocations, rounds) = Self.steadyAllocations {
+      for index in views.indices { views[index].layout() }
+    }
+
+    #expect(allocations == 0)
+    #expect(views.allSatisfy { $0.layouts == Self.warmUps + rounds * Self.runs })
+    // The runs recorded the read beyond the first 64: its change invalidates every view.
+    graph.root.traitOverrides[ZABeyondTrait.self] = 4
+    graph.updateTraitsIfNeeded()
+    #expect(views.allSatisfy { $0.invalidations == 1 })
+  }
+
+  @Test("steady-state delivery allocates nothing")
+  func steadyStateDelivery() {
+    let (graph, nodes) = twoLevelTree(3) { ZAObservingNode() }
+    for _ in 0..<Self.warmUps { toggleStyle(graph) }
+
+    let (allocations, rounds) = Self.steadyAllocations { toggleStyle(graph) }
+
+    #expect(allocations == 0)
+    #expect(nodes.allSatisfy { $0.calls == Self.warmUps + rounds * Self.runs })
+  }
+
+  @Test("the legacy adapter's steady-state delivery allocates nothing")
+  func legacySteadyStateDelivery() {
+    let counter = CallbackCounter()
+    let tree = LegacyTraitKitTree(TreeShape.complete(arity: 3, levels: 2), counter: counter) { _ in
+      [TraitUserInterfaceStyle.self]
+    }
+    let top = tree.nodes[0]
+    let toggle = {
+      let style = top.traitCollection.userInterfaceStyle
+      top.traitOverrides.userInterfaceStyle = style == .dark ? .light : .dark
+      tree.graph.updateTraitsIfNeeded()
+    }
+    for _ in 0..<Self.warmUps { toggle() }
+    _ = counter.take()
+
+    let (allocations, rounds) = Self.steadyAllocations(toggle)
+
+    #expect(allocations == 0)
+    #expect(counter.count == rounds * Self.runs * tree.nodes.count)
+  }
+
+  @Test("invalidating tracked closures in a pass and re-tracking them allocates nothing")
+  func invalidationAndRetracking() {
+    let (graph, views) = twoLevelTree(3) { ZALayoutView() }
+    let relayout = {
+      toggleStyle(graph)
+      for index in views.indices { views[index].layoutIfNeeded() }
+    }
+    for index in views.indices { views[index].layout() }
+    for _ in 0..<Self.warmUps { relayout() }
+
+    let (allocations, rounds) = Self.steadyAllocations(relayout)
+
+    #expect(allocations == 0)
+    #expect(views.allSatisfy { $0.invalidations == Self.warmUps + rounds * Self.runs })
+  }
+}
