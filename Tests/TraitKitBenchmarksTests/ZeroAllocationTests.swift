@@ -94,6 +94,44 @@ private final class ZAObservingNode: TraitNode {
   }
 }
 
+/// A node that registered for two of four system traits, chosen by `kind`: trait `kind` and the
+/// next one, modulo 4.
+private final class ZATwoTraitNode: TraitNode {
+  var calls = 0
+
+  init(kind: Int) {
+    super.init()
+    let traits: [TraitKit.Trait] = [
+      TraitUserInterfaceStyle.self, TraitHorizontalSizeClass.self, TraitVerticalSizeClass.self,
+      TraitLayoutDirection.self,
+    ]
+    registerForTraitChanges([traits[kind % traits.count], traits[(kind + 1) % traits.count]]) {
+      (self: ZATwoTraitNode, _: TraitCollection) in
+      self.calls += 1
+    }
+  }
+}
+
+/// Flips the root's override of one of the four traits that `ZATwoTraitNode`s observe.
+private func toggleTrait(_ kind: Int, of graph: TraitGraph) {
+  let traits = graph.root.traitCollection
+  switch kind % 4 {
+  case 0:
+    graph.root.traitOverrides.userInterfaceStyle =
+      traits.userInterfaceStyle == .dark ? .light : .dark
+  case 1:
+    graph.root.traitOverrides.horizontalSizeClass =
+      traits.horizontalSizeClass == .compact ? .regular : .compact
+  case 2:
+    graph.root.traitOverrides.verticalSizeClass =
+      traits.verticalSizeClass == .compact ? .regular : .compact
+  default:
+    graph.root.traitOverrides.layoutDirection =
+      traits.layoutDirection == .leftToRight ? .rightToLeft : .leftToRight
+  }
+  graph.updateTraitsIfNeeded()
+}
+
 /// A graph whose root has `count` children of type `Node`, each with `count` children.
 private func twoLevelTree<Node: TraitNode>(
   _ count: Int,
@@ -202,6 +240,32 @@ struct ZeroAllocationTests {
 
     #expect(allocations == 0)
     #expect(nodes.allSatisfy { $0.calls == Self.warmUps + rounds * Self.runs })
+  }
+
+  @Test("delivery allocates nothing when registrations last heard of changes in different passes")
+  func steadyStateDeliveryWithInterleavedBaselines() {
+    // Each pass changes one of four traits. A node's registration holds the collection of the
+    // pass that last changed one of its two traits, so the nodes a pass calls let go of
+    // collections of two ages, alternately in tree order, and the pass must still find each
+    // old collection unique to recycle it.
+    var kind = 0
+    let (graph, nodes) = twoLevelTree(4) { () -> ZATwoTraitNode in
+      kind += 1
+      return ZATwoTraitNode(kind: kind)
+    }
+    var pass = 0
+    let step = {
+      toggleTrait(pass, of: graph)
+      pass += 1
+    }
+    for _ in 0..<Self.warmUps { step() }
+    let callsBefore = nodes.reduce(0) { $0 + $1.calls }
+
+    let (allocations, rounds) = Self.steadyAllocations(step)
+
+    #expect(allocations == 0)
+    // Each pass calls the nodes that observe one of the four traits: half of the 20.
+    #expect(nodes.reduce(0) { $0 + $1.calls } - callsBefore == rounds * Self.runs * 10)
   }
 
   @Test("the legacy adapter's steady-state delivery allocates nothing")

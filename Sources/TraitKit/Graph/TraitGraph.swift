@@ -46,6 +46,7 @@ public final class TraitGraph {
   deinit {
     _walkStack.deallocate()
     _changeCache.deallocate()
+    _candidateAddresses?.deallocate()
     // NB: nodes hold their graph unowned; a node that outlives its graph must not see it.
     var stack = [root]
     while let node = stack.popLast() {
@@ -89,8 +90,14 @@ public final class TraitGraph {
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
   /// become spares.
   @exclusivity(unchecked) var _recycleCandidates: ContiguousArray<_Storage> = []
-  /// The address of the candidate added last, if any.
-  @exclusivity(unchecked) private var _lastRecycleCandidate: UnsafeMutableRawPointer?
+  /// The address of the candidate added last, if any: registrations called together let go of
+  /// the same baseline one after another.
+  @exclusivity(unchecked) private var _lastRecycleCandidate: UInt = 0
+  /// The addresses of candidates added this pass, by a hash of the address, so that a
+  /// collection goes to the list once (see `_recycleAfterPass`); allocated on first use.
+  @exclusivity(unchecked) private var _candidateAddresses: UnsafeMutablePointer<UInt>?
+  /// The number of entries of `_candidateAddresses`, a power of two.
+  private static let candidateAddressCount = 64
 
   /// Keeps `storage`, a baseline the running pass stopped using, alive until the pass ends;
   /// takes over the caller's reference.
@@ -98,15 +105,39 @@ public final class TraitGraph {
   /// A callback of this pass may still be handed the collection (see `_deliver`), so its last
   /// reference must not go before the pass ends.
   @inline(__always) func _recycleAfterPass(_ storage: Unmanaged<_Storage>) {
-    // NB: registrations called together release the same baseline one after another; a
-    // baseline already in the list stays alive until the pass ends, so this reference can go
-    // now, without growing the list (traitkit-bench S2).
-    if storage.toOpaque() == _lastRecycleCandidate {
+    // NB: a baseline already in the list stays alive until the pass ends, so this reference can
+    // go now. Once in the list, a collection that its holders let go of one by one, with others
+    // between them, would be there as many times, and the end of the pass could never find it
+    // held by the list alone, to keep it as a spare: registrations that last heard of a change
+    // at different passes hold different collections, and a pass lets go of them interleaved
+    // (traitkit-bench S2). The addresses seen are kept by hash; a collision only lets a
+    // duplicate in.
+    let address = UInt(bitPattern: storage.toOpaque())
+    if address == _lastRecycleCandidate {
       storage.release()
       return
     }
-    _lastRecycleCandidate = storage.toOpaque()
+    _lastRecycleCandidate = address
+    let addresses = _candidateAddresses ?? _makeCandidateAddresses()
+    let slot = Self.candidateSlot(address)
+    if addresses[slot] == address {
+      storage.release()
+      return
+    }
+    addresses[slot] = address
     _recycleCandidates.append(storage.takeRetainedValue())
+  }
+
+  /// The entry of `_candidateAddresses` for `address`.
+  @inline(__always) private static func candidateSlot(_ address: UInt) -> Int {
+    Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 58)
+  }
+
+  private func _makeCandidateAddresses() -> UnsafeMutablePointer<UInt> {
+    let addresses = UnsafeMutablePointer<UInt>.allocate(capacity: Self.candidateAddressCount)
+    addresses.initialize(repeating: 0, count: Self.candidateAddressCount)
+    _candidateAddresses = addresses
+    return addresses
   }
 
   /// Keeps, as spares, the candidates without boxed values that only the candidate list holds,
@@ -116,8 +147,16 @@ public final class TraitGraph {
   /// A pass that runs inside another (a handler updated another graph) hands its candidates to
   /// that pass instead: its deliveries may still use them as baselines.
   func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) -> [_Storage] {
-    _lastRecycleCandidate = nil
+    _lastRecycleCandidate = 0
     guard !_recycleCandidates.isEmpty else { return [] }
+    // NB: the entries the candidates took, not the whole table: a pass has few (traitkit-bench
+    // S1).
+    if let addresses = _candidateAddresses {
+      for position in _recycleCandidates.indices {
+        let candidate = Unmanaged.passUnretained(_recycleCandidates[position]).toOpaque()
+        addresses[Self.candidateSlot(UInt(bitPattern: candidate))] = 0
+      }
+    }
     if let enclosing {
       enclosing._withUnsafeGuaranteedRef {
         $0._recycleCandidates.append(contentsOf: _recycleCandidates)
