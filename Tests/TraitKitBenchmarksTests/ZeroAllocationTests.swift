@@ -191,6 +191,16 @@ struct ZeroAllocationTests {
     return (allocations, 5)
   }
 
+  @Test("the counter sees this thread's allocations, so that a zero below means none")
+  func counterCountsThisThread() {
+    var kept: [[Int]] = []
+    let allocations = Allocations.countingOnThisThread {
+      for size in 1...10 { kept.append(Array(repeating: size, count: size * 100)) }
+    }
+    #expect(allocations >= 10)
+    #expect(kept.count == 10)
+  }
+
   @Test("re-tracking the same reads allocates nothing (R11)")
   func retrackingSameReads() {
     let (graph, views) = twoLevelTree(3) { ZALayoutView() }

@@ -5,10 +5,12 @@ extension TraitCollection {
   /// callback it is the observed node's collection; inside ``performAsCurrent(_:)`` it is the
   /// receiver; elsewhere it is an empty collection.
   ///
-  /// Inside ``performAsCurrent(_:)`` it is task-local: a task created in the body inherits it.
-  /// During an update pass it is the pass's, on the pass's thread, for as long as each callback
-  /// runs: the pass sets it once per node rather than binding a task-local per callback (about
-  /// 100 ns each), so a task that a callback creates does not inherit it. Capture the
+  /// Inside ``performAsCurrent(_:)`` it is task-local: a task created in the body with `Task {}`
+  /// inherits it (a detached task does not). During an update pass it is the pass's, on the
+  /// pass's thread, for as long as each callback runs: the pass sets it once per node rather
+  /// than binding a task-local per callback (about 100 ns each), so a task that a callback
+  /// creates does not inherit it, and sees the value enclosing the pass instead (the empty
+  /// collection, unless the pass itself runs inside ``performAsCurrent(_:)``). Capture the
   /// collection the callback receives, or wrap the task's work in ``performAsCurrent(_:)``.
   public static var current: TraitCollection {
     if let cell = _CurrentCell.active, let storage = cell.storage {

@@ -80,11 +80,15 @@ public final class TraitGraph {
   /// Reused buffers, so that steady-state passes and reads allocate nothing.
   @exclusivity(unchecked) var _walkStack = _WalkStack()
   @exclusivity(unchecked) var _scratch: [Unmanaged<TraitNode>] = []
-  /// Collections that deliveries let go of while nobody else held them, kept for reuse by the
-  /// next override refresh, so that the steady state of a repeated change allocates nothing.
+  /// Collections that deliveries and tracked slots let go of while nobody else held them, kept
+  /// for reuse by the next override refresh, so that the steady state of a repeated change
+  /// allocates nothing.
   ///
   /// Only collections without boxed values are kept: a spare must not keep a value alive that
-  /// no collection in use holds.
+  /// no collection in use holds. A collection becomes a spare only when the outermost pass ends,
+  /// or when no pass runs on this thread (`_keepSpareIfLast`), so a spare refilled in place is
+  /// never one that a running pass compared (`_ChangeCache`) or handed to a callback unretained
+  /// (`_deliver`'s `previous`).
   @exclusivity(unchecked) var _spareStorages: ContiguousArray<_Storage> = []
 
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
@@ -95,6 +99,10 @@ public final class TraitGraph {
   @exclusivity(unchecked) private var _lastRecycleCandidate: UInt = 0
   /// The addresses of candidates added this pass, by a hash of the address, so that a
   /// collection goes to the list once (see `_recycleAfterPass`); allocated on first use.
+  ///
+  /// Invariant, on which `_recycleAfterPass`'s early release relies: an address in the table is
+  /// that of a collection in `_recycleCandidates`. Every entry written is paired with an append,
+  /// and the list is emptied only after the entries of all its candidates are zeroed.
   @exclusivity(unchecked) private var _candidateAddresses: UnsafeMutablePointer<UInt>?
   /// The number of entries of `_candidateAddresses`, a power of two.
   private static let candidateAddressCount = 64
@@ -130,7 +138,10 @@ public final class TraitGraph {
 
   /// The entry of `_candidateAddresses` for `address`.
   @inline(__always) private static func candidateSlot(_ address: UInt) -> Int {
-    Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 58)
+    // NB: in 64 bits on every platform, as the registry's hash (a 32-bit `UInt` cannot hold
+    // the constant); the top bits index the table.
+    let shift = UInt64(64 - candidateAddressCount.trailingZeroBitCount)
+    return Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> shift)
   }
 
   private func _makeCandidateAddresses() -> UnsafeMutablePointer<UInt> {
@@ -156,6 +167,11 @@ public final class TraitGraph {
         let candidate = Unmanaged.passUnretained(_recycleCandidates[position]).toOpaque()
         addresses[Self.candidateSlot(UInt(bitPattern: candidate))] = 0
       }
+      #if TRAITKIT_INTERNAL_CHECKS
+      for slot in 0..<Self.candidateAddressCount {
+        precondition(addresses[slot] == 0, "Invariant: the candidate table is empty between passes")
+      }
+      #endif
     }
     if let enclosing {
       enclosing._withUnsafeGuaranteedRef {
@@ -169,8 +185,8 @@ public final class TraitGraph {
     _recycleCandidates.withUnsafeMutableBufferPointer { candidates in
       for position in candidates.indices {
         // NB: every candidate with boxed values, not only those the list alone holds: a
-        // collection that two registrations let go of, with another between them, is in the
-        // list twice, and goes when the list lets go of it.
+        // collection can be in the list twice (after another took its table entry, or when a
+        // nested pass handed its candidates over), and goes when the list lets go of it.
         if candidates[position].boxCount > 0 {
           released.append(candidates[position])
         } else if _spareStorages.count < 8, isKnownUniquelyReferenced(&candidates[position]),
@@ -181,6 +197,16 @@ public final class TraitGraph {
       }
     }
     _recycleCandidates.removeAll(keepingCapacity: true)
+    #if TRAITKIT_INTERNAL_CHECKS
+    _spareStorages.withUnsafeMutableBufferPointer { spares in
+      for position in spares.indices {
+        precondition(
+          spares[position].boxCount == 0 && isKnownUniquelyReferenced(&spares[position]),
+          "Invariant: a spare collection holds no boxed values and nobody else holds it"
+        )
+      }
+    }
+    #endif
     return released
   }
 
@@ -188,8 +214,8 @@ public final class TraitGraph {
   /// caller's reference is the last.
   ///
   /// A reference that is not the last is simply let go of by the caller: the collection stays
-  /// with its other holders, and if it went to the list now and again later, from another
-  /// holder, the list would hold it twice and could not tell it unique when the pass ends.
+  /// with its other holders, which a tracked slot never hands to a callback, and the list stays
+  /// short.
   @inline(__always) func _recycleIfLast(_ storage: inout _Storage) {
     guard isKnownUniquelyReferenced(&storage) else { return }
     _recycleAfterPass(Unmanaged.passRetained(storage))

@@ -390,6 +390,9 @@ open class TraitNode: TraitEnvironment {
   public final var traitOverrides: TraitOverrides {
     get { _overrides?.pointee ?? TraitOverrides() }
     set {
+      // NB: no storage for overrides that stay empty: copying an empty value onto many nodes
+      // must not cost each of them (traitkit-bench S10).
+      guard _overrides != nil || !newValue._specified.isEmpty else { return }
       var newValue = newValue
       newValue._changed = .none
       let overrides = _overrides ?? _makeOverrides()
@@ -400,7 +403,9 @@ open class TraitNode: TraitEnvironment {
     @inlinable
     _modify {
       // NB: the node keeps its overrides' memory until it deinitializes, so the pointer stays
-      // valid for the access, whatever the code it yields to does to the tree.
+      // valid for the access, whatever the code it yields to does to the tree. A mutation that
+      // changes nothing, such as removing an override the node does not have, still gives the
+      // node that memory: giving it back would cost every write a test (traitkit-bench S4).
       let overrides = _overrides ?? _makeOverrides()
       yield &overrides.pointee
       if !overrides.pointee._changed.isEmpty { _overridesDidChangeAfterModify() }

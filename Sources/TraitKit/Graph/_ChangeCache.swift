@@ -10,7 +10,10 @@ import Synchronization
 /// It retains nothing. An address could name another collection only after the first was freed
 /// and a new one allocated there, and every allocation of a collection advances
 /// ``_Storage/allocations``; the cache forgets everything when that counter moved since its
-/// answers were made, and at the end of each pass (``clear()``, O(1)).
+/// answers were made, and at the end of each pass (``clear()``, O(1)). A spare collection is
+/// refilled in place without an allocation, but a collection becomes a spare only after the
+/// outermost pass ended, or when no pass runs (see `TraitGraph._spareStorages`): never while a
+/// pass that compared it runs.
 struct _ChangeCache {
   private struct Entry {
     var baseline: UInt = 0

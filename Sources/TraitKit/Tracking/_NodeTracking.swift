@@ -308,12 +308,14 @@ final class _TraitReadRecorder: @unchecked Sendable {
     self.run = run
     // NB: re-tracking an unchanged node keeps its baseline without reference counting, the new
     // one unretained until then (traitkit-bench S7).
+    // NB: the traits start over before the old baseline goes: letting go of it can run a boxed
+    // value's deinitializer, whose reads of this node in the tracked closure must be kept.
+    traits.removeAll()
     if ObjectIdentifier(self.baseline) != ObjectIdentifier(baseline.takeUnretainedValue()) {
       var replaced = baseline.takeUnretainedValue()
       swap(&replaced, &self.baseline)
       recycle(&replaced)
     }
-    traits.removeAll()
   }
 
   /// Hands `replaced`, a baseline this recorder stopped using, to be recycled if this was its

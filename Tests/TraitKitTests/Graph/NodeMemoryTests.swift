@@ -33,6 +33,20 @@ struct NodeMemoryTests {
     #expect(node.traitCollection.userInterfaceStyle == .unspecified)
   }
 
+  @Test("assigning empty overrides to a node without any gives it no memory")
+  func emptyOverrideAssignmentAllocatesNothing() {
+    let graph = TraitGraph()
+    let node = TraitNode()
+    graph.root.addTraitChild(node)
+    node.traitOverrides = TraitOverrides()
+    #expect(node._overrides == nil)
+    node.traitOverrides = graph.root.traitOverrides
+    #expect(node._overrides == nil)
+    node.traitOverrides.userInterfaceStyle = .dark
+    #expect(node._overrides != nil)
+    #expect(node.traitCollection.userInterfaceStyle == .dark)
+  }
+
   @Test("assigning a whole overrides value to a node without any applies it")
   func assigningOverridesToNodeWithoutAny() {
     let graph = TraitGraph()
