@@ -191,6 +191,27 @@ struct ZeroAllocationTests {
     return (allocations, 5)
   }
 
+  /// Lays `views` out `warmUps` times, then expects many more layouts, which re-track the same
+  /// reads, to allocate nothing.
+  private static func expectRetrackingAllocatesNothing(
+    _ views: [ZALayoutView],
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    for _ in 0..<warmUps {
+      for index in views.indices { views[index].layout() }
+    }
+
+    let (allocations, rounds) = steadyAllocations {
+      for index in views.indices { views[index].layout() }
+    }
+
+    #expect(allocations == 0, sourceLocation: sourceLocation)
+    #expect(
+      views.allSatisfy { $0.layouts == warmUps + rounds * runs },
+      sourceLocation: sourceLocation
+    )
+  }
+
   @Test("the counter sees this thread's allocations, so that a zero below means none")
   func counterCountsThisThread() {
     var kept: [[Int]] = []
@@ -204,16 +225,7 @@ struct ZeroAllocationTests {
   @Test("re-tracking the same reads allocates nothing (R11)")
   func retrackingSameReads() {
     let (graph, views) = twoLevelTree(3) { ZALayoutView() }
-    for _ in 0..<Self.warmUps {
-      for index in views.indices { views[index].layout() }
-    }
-
-    let (allocations, rounds) = Self.steadyAllocations {
-      for index in views.indices { views[index].layout() }
-    }
-
-    #expect(allocations == 0)
-    #expect(views.allSatisfy { $0.layouts == Self.warmUps + rounds * Self.runs })
+    Self.expectRetrackingAllocatesNothing(views)
     // The runs recorded the reads: a change of one invalidates every view.
     toggleStyle(graph)
     #expect(views.allSatisfy { $0.invalidations == 1 })
@@ -225,16 +237,7 @@ struct ZeroAllocationTests {
     let (graph, views) = twoLevelTree(3) { ZALayoutView(readsTraitBeyondFirst64: true) }
     graph.root.traitOverrides[ZABeyondTrait.self] = 3
     graph.updateTraitsIfNeeded()
-    for _ in 0..<Self.warmUps {
-      for index in views.indices { views[index].layout() }
-    }
-
-    let (allocations, rounds) = Self.steadyAllocations {
-      for index in views.indices { views[index].layout() }
-    }
-
-    #expect(allocations == 0)
-    #expect(views.allSatisfy { $0.layouts == Self.warmUps + rounds * Self.runs })
+    Self.expectRetrackingAllocatesNothing(views)
     // The runs recorded the read beyond the first 64: its change invalidates every view.
     graph.root.traitOverrides[ZABeyondTrait.self] = 4
     graph.updateTraitsIfNeeded()
