@@ -94,9 +94,6 @@ public final class TraitGraph {
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
   /// become spares.
   @exclusivity(unchecked) var _recycleCandidates: ContiguousArray<_Storage> = []
-  /// The address of the candidate added last, if any: registrations called together let go of
-  /// the same baseline one after another.
-  @exclusivity(unchecked) private var _lastRecycleCandidate: UInt = 0
   /// The addresses of candidates added this pass, by a hash of the address, so that a
   /// collection goes to the list once (see `_recycleAfterPass`); allocated on first use.
   ///
@@ -121,11 +118,6 @@ public final class TraitGraph {
     // (traitkit-bench S2). The addresses seen are kept by hash; a collision only lets a
     // duplicate in.
     let address = UInt(bitPattern: storage.toOpaque())
-    if address == _lastRecycleCandidate {
-      storage.release()
-      return
-    }
-    _lastRecycleCandidate = address
     let addresses = _candidateAddresses ?? _makeCandidateAddresses()
     let slot = Self.candidateSlot(address)
     if addresses[slot] == address {
@@ -158,7 +150,6 @@ public final class TraitGraph {
   /// A pass that runs inside another (a handler updated another graph) hands its candidates to
   /// that pass instead: its deliveries may still use them as baselines.
   func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) -> [_Storage] {
-    _lastRecycleCandidate = 0
     guard !_recycleCandidates.isEmpty else { return [] }
     // NB: the entries the candidates took, not the whole table: a pass has few (traitkit-bench
     // S1).
@@ -189,10 +180,8 @@ public final class TraitGraph {
         // nested pass handed its candidates over), and goes when the list lets go of it.
         if candidates[position].boxCount > 0 {
           released.append(candidates[position])
-        } else if _spareStorages.count < 8, isKnownUniquelyReferenced(&candidates[position]),
-          candidates[position] !== _Storage.empty
-        {
-          _spareStorages.append(candidates[position])
+        } else {
+          _keepSpareIfLast(&candidates[position])
         }
       }
     }
@@ -221,8 +210,9 @@ public final class TraitGraph {
     _recycleAfterPass(Unmanaged.passRetained(storage))
   }
 
-  /// Keeps `storage`, which something let go of outside a pass, as a spare if the caller's
-  /// reference is the last, it holds no boxed values, and fewer than eight spares are kept.
+  /// Keeps `storage` as a spare if the caller's reference is the last, it holds no boxed values,
+  /// and fewer than eight spares are kept: at the end of the outermost pass, or when something
+  /// lets go of it outside any pass.
   func _keepSpareIfLast(_ storage: inout _Storage) {
     guard _spareStorages.count < 8, storage.boxCount == 0, storage !== _Storage.empty,
       isKnownUniquelyReferenced(&storage)

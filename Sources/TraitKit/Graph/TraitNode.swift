@@ -345,8 +345,12 @@ open class TraitNode: TraitEnvironment {
     // can run a trait value's deinitializer, which may read this node again.
     var replaced: Unmanaged<_Storage>?
     var replacedInherited: _Storage?
+    // NB: an early return for the node with nothing to apply, the common one, rather than an
+    // if-else around both cases: the pass down a chain refreshes it per node, and that shape
+    // compiles to 6% fewer instructions there (traitkit-bench S3).
     guard let overrides = _overrides, !overrides.pointee._specified.isEmpty || _overridesChanged
     else {
+      // No overrides to apply (a node that never wrote them has no storage for them): share.
       if _ownsResolved {
         replaced = _resolvedRef
         _ownsResolved = false
@@ -408,7 +412,7 @@ open class TraitNode: TraitEnvironment {
       // node that memory: giving it back would cost every write a test (traitkit-bench S4).
       let overrides = _overrides ?? _makeOverrides()
       yield &overrides.pointee
-      if !overrides.pointee._changed.isEmpty { _overridesDidChangeAfterModify() }
+      if !overrides.pointee._changed.isEmpty { _overridesDidChangeAfterModify(overrides) }
     }
   }
 
@@ -423,8 +427,7 @@ open class TraitNode: TraitEnvironment {
 
   /// Consumes the change record that an in-place mutation of the overrides left.
   @usableFromInline
-  final func _overridesDidChangeAfterModify() {
-    guard let overrides = _overrides else { return }
+  final func _overridesDidChangeAfterModify(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
     let changed = overrides.pointee._changed
     overrides.pointee._changed = .none
     _overridesDidChange(changed)

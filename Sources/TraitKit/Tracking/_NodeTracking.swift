@@ -306,11 +306,11 @@ final class _TraitReadRecorder: @unchecked Sendable {
   /// re-tracking the same reads publishes nothing up the tree.
   func reset(run: UInt64, baseline: Unmanaged<_Storage>) {
     self.run = run
-    // NB: re-tracking an unchanged node keeps its baseline without reference counting, the new
-    // one unretained until then (traitkit-bench S7).
     // NB: the traits start over before the old baseline goes: letting go of it can run a boxed
     // value's deinitializer, whose reads of this node in the tracked closure must be kept.
     traits.removeAll()
+    // NB: re-tracking an unchanged node keeps its baseline without reference counting, the new
+    // one unretained until then (traitkit-bench S7).
     if ObjectIdentifier(self.baseline) != ObjectIdentifier(baseline.takeUnretainedValue()) {
       var replaced = baseline.takeUnretainedValue()
       swap(&replaced, &self.baseline)
