@@ -25,8 +25,7 @@ struct _ChildList {
   /// Appends `child`, whose retain the list takes over.
   mutating func append(_ child: Unmanaged<TraitNode>) {
     if storedCount == capacity {
-      precondition(capacity < Int32.max, "A node holds at most \(Int32.max) children")
-      let newCapacity = capacity > Int32.max / 2 ? Int32.max : Swift.max(4, capacity * 2)
+      let newCapacity = Self.grownCapacity(from: capacity)
       let grown = UnsafeMutablePointer<Unmanaged<TraitNode>>.allocate(capacity: Int(newCapacity))
       if let base {
         grown.moveInitialize(from: base, count: count)
@@ -37,6 +36,15 @@ struct _ChildList {
     }
     (base.unsafelyUnwrapped + count).initialize(to: child)
     storedCount += 1
+  }
+
+  /// The capacity a full list of `capacity` grows to: twice as much, at least 4, at most
+  /// `Int32.max`.
+  ///
+  /// - Precondition: `capacity` is below `Int32.max`, the most children a node holds.
+  static func grownCapacity(from capacity: Int32) -> Int32 {
+    _requireAPI(capacity < Int32.max, "A node holds at most \(Int32.max) children")
+    return capacity > Int32.max / 2 ? Int32.max : Swift.max(4, capacity * 2)
   }
 
   /// Removes the child at `position`, whose retain passes to the caller.

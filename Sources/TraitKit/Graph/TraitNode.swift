@@ -455,7 +455,8 @@ open class TraitNode: TraitEnvironment {
   ///
   /// - Parameter child: The node to add.
   /// - Precondition: `child` is neither this node nor one of its ancestors, nor a graph's root
-  ///   (its graph keeps it as the root of its tree).
+  ///   (its graph keeps it as the root of its tree); this node has fewer than `Int32.max`
+  ///   children.
   /// - Complexity: O(*d*) for a move within one graph, where *d* is this node's depth; O(*d* + *s*)
   ///   for a move between graphs, where *s* is the size of the moved subtree.
   public final func addTraitChild(_ child: TraitNode) {
@@ -488,6 +489,14 @@ open class TraitNode: TraitEnvironment {
       ancestor = current._withUnsafeGuaranteedRef { $0._parentRef }
     }
     return false
+  }
+
+  /// The capacity a node's full list of `capacity` children grows to, so that tests reach the
+  /// limit on a node's children without adding 2^31 of them.
+  ///
+  /// - Precondition: `capacity` is below the limit.
+  package static func _grownChildCapacity(from capacity: Int32) -> Int32 {
+    _ChildList.grownCapacity(from: capacity)
   }
 
   /// Detaches this node (with its subtree) from its parent.

@@ -148,6 +148,14 @@ extension TraitNode: TraitChangeObservable {
     _observers = observers
   }
 
+  /// The capacity a node's full registration table of `capacity` entries grows to, so that tests
+  /// reach the limit on a node's registrations without allocating 2^27 of them.
+  ///
+  /// - Precondition: `capacity` is below the limit.
+  package static func _grownRegistrationCapacity(from capacity: Int32) -> Int32 {
+    _NodeObservers.grownCapacity(from: capacity)
+  }
+
   // MARK: - Table maintenance
 
   /// The dense indices of `traits`, duplicates counted once.

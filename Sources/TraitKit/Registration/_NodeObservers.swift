@@ -186,11 +186,7 @@ struct _NodeObservers {
   /// Moves the table to an allocation with twice the capacity.
   @inline(never)
   private mutating func grow() {
-    precondition(
-      self.capacity < Self.maximumCapacity,
-      "A node holds at most \(Self.maximumCapacity) registrations"
-    )
-    let newCapacity = self.capacity * 2
+    let newCapacity = Self.grownCapacity(from: self.capacity)
     let (grownBase, offset) = Self.allocate(capacity: newCapacity)
     let grown = _NodeObservers(base: grownBase)
     let allocation = base - Int(header.pointee.allocationOffset)
@@ -252,6 +248,19 @@ struct _NodeObservers {
     self.renumberings = renumberings
     self.serial = TraitChangeRegistration.nextSerial()
     self.nextSequence = UInt32(count)
+  }
+
+  /// The capacity a full table of `capacity` entries grows to: twice as much.
+  ///
+  /// - Precondition: `capacity` is below `maximumCapacity`, the most registrations (live, or
+  ///   cancelled during a delivery) a node holds.
+  static func grownCapacity(from capacity: Int32) -> Int32 {
+    _requireAPI(
+      capacity < maximumCapacity,
+      "A node holds at most \(maximumCapacity) registrations, counting those cancelled during "
+        + "the delivery in progress"
+    )
+    return capacity * 2
   }
 
   /// Makes the table's next registration take the number `sequence`, so that tests reach the end

@@ -106,6 +106,26 @@ struct TraitTreeTests {
     #expect(gtStandardError(result).contains("own descendant"))
   }
 
+  @Test("a node's list of children doubles when it is full, from 4 up to Int32.max")
+  func childListDoublesUpToTheLimit() {
+    #expect(TraitNode._grownChildCapacity(from: 0) == 4)
+    #expect(TraitNode._grownChildCapacity(from: 4) == 8)
+    #expect(TraitNode._grownChildCapacity(from: Int32.max / 2) == Int32.max - 1)
+    #expect(TraitNode._grownChildCapacity(from: Int32.max / 2 + 1) == Int32.max)
+    #expect(TraitNode._grownChildCapacity(from: Int32.max - 1) == Int32.max)
+  }
+
+  @Test("a node with Int32.max children cannot take another: it traps, naming the limit")
+  func fullChildListTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      _ = TraitNode._grownChildCapacity(from: Int32.max)
+    }
+    #expect(gtStandardError(result).contains("A node holds at most 2147483647 children"))
+  }
+
   @Test("adding a graph's root to another graph's tree traps: its graph keeps it as the root")
   func addingAnotherGraphsRootTraps() async {
     let result = await #expect(

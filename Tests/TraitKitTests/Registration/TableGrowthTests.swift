@@ -122,4 +122,24 @@ struct TableGrowthTests {
     #expect(weakCaptured == nil)
     #expect(graph.statistics.liveRegistrations == 0)
   }
+
+  // MARK: - The limit
+
+  @Test("a table doubles when it is full, up to 2^27 registrations")
+  func tableDoublesUpToTheLimit() {
+    #expect(TraitNode._grownRegistrationCapacity(from: 4) == 8)
+    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 20) == 1 << 21)
+    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 26) == 1 << 27)
+  }
+
+  @Test("a full table of 2^27 registrations cannot grow: it traps, naming the limit")
+  func fullTableAtTheLimitTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      _ = TraitNode._grownRegistrationCapacity(from: 1 << 27)
+    }
+    #expect(gtStandardError(result).contains("A node holds at most 134217728 registrations"))
+  }
 }
