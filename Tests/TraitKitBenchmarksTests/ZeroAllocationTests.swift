@@ -37,6 +37,26 @@ private func registerTraitBeyondFirst64() {
   _ = TraitCollection()[ZABeyondTrait.self]
 }
 
+/// A custom trait registered after 64 more trait types than any collection made before
+/// `registerLateTrait()` ran had room for.
+private enum ZALateTrait: TraitDefinition {
+  static let defaultValue = 0
+}
+
+/// Marks the trait types that `registerLateTrait()` registers, which no other code uses.
+private enum ZALateMarker {}
+
+/// Registers 64 trait types that no other code uses, then ``ZALateTrait``.
+private func registerLateTrait() {
+  func register<Inner>(_: Inner.Type, remaining: Int) {
+    guard remaining > 0 else { return }
+    _ = TraitCollection()[ZAFreshTrait<Inner>.self]
+    register(ZAFreshTrait<Inner>.self, remaining: remaining - 1)
+  }
+  register(ZALateMarker.self, remaining: 64)
+  _ = TraitCollection()[ZALateTrait.self]
+}
+
 /// A view-like node whose layout reads traits of its own and of its parent, tracked as UIKit's
 /// automatic trait tracking tracks `layoutSubviews`.
 private final class ZALayoutView: TraitNode {
@@ -279,6 +299,32 @@ struct ZeroAllocationTests {
     #expect(allocations == 0)
     // Each pass calls the nodes that observe one of the four traits: half of the 20.
     #expect(nodes.reduce(0) { $0 + $1.calls } - callsBefore == rounds * Self.runs * 10)
+  }
+
+  @Test("spares made before more trait types registered do not stop recycling for good")
+  func sparesTooSmallAfterRegistrationsGo() {
+    let (graph, nodes) = twoLevelTree(3) { ZAObservingNode() }
+    // Each node overrides a trait with a value its parent does not have, so that each has a
+    // collection of its own, and a change at the root lets go of all 12 old ones in one pass:
+    // more than the graph keeps as spares.
+    for node in nodes {
+      node.traitOverrides.horizontalSizeClass =
+        node.traitParent === graph.root ? .regular : .compact
+    }
+    for _ in 0..<3 { toggleStyle(graph) }
+    #expect(graph._spareStorages.count == 8)
+    // The root's collection now holds a trait registered after the spares were made, so none
+    // of them has room for it; and the nodes share the root's collection again.
+    registerLateTrait()
+    graph.root.traitOverrides[ZALateTrait.self] = 1
+    for node in nodes { node.traitOverrides.remove(TraitHorizontalSizeClass.self) }
+    for _ in 0..<Self.warmUps { toggleStyle(graph) }
+    let callsBefore = nodes.reduce(0) { $0 + $1.calls }
+
+    let (allocations, rounds) = Self.steadyAllocations { toggleStyle(graph) }
+
+    #expect(allocations == 0)
+    #expect(nodes.reduce(0) { $0 + $1.calls } - callsBefore == rounds * Self.runs * nodes.count)
   }
 
   @Test("the legacy adapter's steady-state delivery allocates nothing")

@@ -230,6 +230,12 @@ public final class TraitGraph {
       guard _spareStorages[position].capacity >= capacity else { continue }
       return _spareStorages.remove(at: position)
     }
+    // NB: none is large enough: let them all go, so that collections of the size now needed can
+    // take their places. Kept, they would fill the list for good, and every refresh would
+    // allocate: collections grow when trait types register, so spares made before a
+    // registration can be too small for every collection made after it. They hold no boxed
+    // values, so letting them go runs no user code.
+    if !_spareStorages.isEmpty { _spareStorages.removeAll(keepingCapacity: true) }
     return nil
   }
 
