@@ -46,7 +46,7 @@ public final class TraitGraph {
   deinit {
     _walkStack.deallocate()
     _changeCache.deallocate()
-    _candidateAddresses?.deallocate()
+    _candidateAddresses.deallocate()
     // NB: nodes hold their graph unowned; a node that outlives its graph must not see it.
     var stack = [root]
     while let node = stack.popLast() {
@@ -94,15 +94,13 @@ public final class TraitGraph {
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
   /// become spares.
   @exclusivity(unchecked) var _recycleCandidates: ContiguousArray<_Storage> = []
-  /// The addresses of candidates added this pass, by a hash of the address, so that a
-  /// collection goes to the list once (see `_recycleAfterPass`); allocated on first use.
+  /// The addresses of the candidates added this pass, so that a collection goes to the list
+  /// once (see `_recycleAfterPass`).
   ///
-  /// Invariant, on which `_recycleAfterPass`'s early release relies: an address in the table is
-  /// that of a collection in `_recycleCandidates`. Every entry written is paired with an append,
-  /// and the list is emptied only after the entries of all its candidates are zeroed.
-  @exclusivity(unchecked) private var _candidateAddresses: UnsafeMutablePointer<UInt>?
-  /// The number of entries of `_candidateAddresses`, a power of two.
-  private static let candidateAddressCount = 64
+  /// Invariant, on which `_recycleAfterPass`'s early release relies: an address in the set is
+  /// that of a collection in `_recycleCandidates`. Every address recorded is paired with an
+  /// append, and the set is emptied when the list is.
+  @exclusivity(unchecked) private var _candidateAddresses = _AddressSet()
 
   /// Keeps `storage`, a baseline the running pass stopped using, alive until the pass ends;
   /// takes over the caller's reference.
@@ -115,32 +113,15 @@ public final class TraitGraph {
     // between them, would be there as many times, and the end of the pass could never find it
     // held by the list alone, to keep it as a spare: registrations that last heard of a change
     // at different passes hold different collections, and a pass lets go of them interleaved
-    // (traitkit-bench S2). The addresses seen are kept by hash; a collision only lets a
-    // duplicate in.
-    let address = UInt(bitPattern: storage.toOpaque())
-    let addresses = _candidateAddresses ?? _makeCandidateAddresses()
-    let slot = Self.candidateSlot(address)
-    if addresses[slot] == address {
+    // (traitkit-bench S2). Colliding addresses must not let a duplicate in either: with a few
+    // candidates per pass, a table that kept one address per hash lost a spare in a sizable
+    // share of passes, which then allocated (S2 with 4 traits per node: 1 to 7 allocations per
+    // 32 writes, depending on where malloc put the collections).
+    guard _candidateAddresses.insert(UInt(bitPattern: storage.toOpaque())) else {
       storage.release()
       return
     }
-    addresses[slot] = address
     _recycleCandidates.append(storage.takeRetainedValue())
-  }
-
-  /// The entry of `_candidateAddresses` for `address`.
-  @inline(__always) private static func candidateSlot(_ address: UInt) -> Int {
-    // NB: in 64 bits on every platform, as the registry's hash (a 32-bit `UInt` cannot hold
-    // the constant); the top bits index the table.
-    let shift = UInt64(64 - candidateAddressCount.trailingZeroBitCount)
-    return Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> shift)
-  }
-
-  private func _makeCandidateAddresses() -> UnsafeMutablePointer<UInt> {
-    let addresses = UnsafeMutablePointer<UInt>.allocate(capacity: Self.candidateAddressCount)
-    addresses.initialize(repeating: 0, count: Self.candidateAddressCount)
-    _candidateAddresses = addresses
-    return addresses
   }
 
   /// Keeps, as spares, the candidates without boxed values that only the candidate list holds,
@@ -151,19 +132,7 @@ public final class TraitGraph {
   /// that pass instead: its deliveries may still use them as baselines.
   func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) -> [_Storage] {
     guard !_recycleCandidates.isEmpty else { return [] }
-    // NB: the entries the candidates took, not the whole table: a pass has few (traitkit-bench
-    // S1).
-    if let addresses = _candidateAddresses {
-      for position in _recycleCandidates.indices {
-        let candidate = Unmanaged.passUnretained(_recycleCandidates[position]).toOpaque()
-        addresses[Self.candidateSlot(UInt(bitPattern: candidate))] = 0
-      }
-      #if TRAITKIT_INTERNAL_CHECKS
-      for slot in 0..<Self.candidateAddressCount {
-        precondition(addresses[slot] == 0, "Invariant: the candidate table is empty between passes")
-      }
-      #endif
-    }
+    _candidateAddresses.removeAll()
     if let enclosing {
       enclosing._withUnsafeGuaranteedRef {
         $0._recycleCandidates.append(contentsOf: _recycleCandidates)
