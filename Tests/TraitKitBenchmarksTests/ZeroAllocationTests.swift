@@ -25,15 +25,21 @@ private enum ZAFreshTrait<Inner>: TraitDefinition {
   static var defaultValue: Int { 0 }
 }
 
-/// Registers ``ZABeyondTrait`` after 64 trait types that no other code uses, so that its dense
-/// index is at least 64 whatever the tests that ran before registered.
-private func registerTraitBeyondFirst64() {
+/// Registers 64 trait types that no other code uses: `ZAFreshTrait<Marker>`,
+/// `ZAFreshTrait<ZAFreshTrait<Marker>>` and so on.
+private func registerFreshTraits<Marker>(after _: Marker.Type) {
   func register<Inner>(_: Inner.Type, remaining: Int) {
     guard remaining > 0 else { return }
     _ = TraitCollection()[ZAFreshTrait<Inner>.self]
     register(ZAFreshTrait<Inner>.self, remaining: remaining - 1)
   }
-  register(Void.self, remaining: 64)
+  register(Marker.self, remaining: 64)
+}
+
+/// Registers ``ZABeyondTrait`` after 64 trait types that no other code uses, so that its dense
+/// index is at least 64 whatever the tests that ran before registered.
+private func registerTraitBeyondFirst64() {
+  registerFreshTraits(after: Void.self)
   _ = TraitCollection()[ZABeyondTrait.self]
 }
 
@@ -43,17 +49,12 @@ private enum ZALateTrait: TraitDefinition {
   static let defaultValue = 0
 }
 
-/// Marks the trait types that `registerLateTrait()` registers, which no other code uses.
+/// Marks the trait types that `registerLateTrait()` registers.
 private enum ZALateMarker {}
 
 /// Registers 64 trait types that no other code uses, then ``ZALateTrait``.
 private func registerLateTrait() {
-  func register<Inner>(_: Inner.Type, remaining: Int) {
-    guard remaining > 0 else { return }
-    _ = TraitCollection()[ZAFreshTrait<Inner>.self]
-    register(ZAFreshTrait<Inner>.self, remaining: remaining - 1)
-  }
-  register(ZALateMarker.self, remaining: 64)
+  registerFreshTraits(after: ZALateMarker.self)
   _ = TraitCollection()[ZALateTrait.self]
 }
 

@@ -18,14 +18,14 @@ struct _AddressSet {
   /// The number of entries, a power of two.
   private static let size = 64
   /// The most addresses the set records between two `removeAll()`s.
-  static let capacity = 48
+  private static let capacity = 48
 
   /// The table, allocated on first use; the graph frees it (`deallocate()`).
   private var entries: UnsafeMutablePointer<Entry>?
   /// Advances to empty the set.
   private var stamp: UInt64 = 1
   /// The addresses recorded since the last `removeAll()`.
-  private(set) var count = 0
+  private var count = 0
 
   /// Adds `address`, unless the set holds it or is full; returns whether it did not hold it.
   @inline(__always) mutating func insert(_ address: UInt) -> Bool {
