@@ -99,7 +99,13 @@ let host = Host.current(
   samples: runner.samples,
   loadLatency: (latencyBefore, latencyAfter)
 )
-let report = Report(host: host, results: runner.results, summaries: summaries, notes: notes)
+let report = Report(
+  host: host,
+  results: runner.results,
+  summaries: summaries,
+  notes: notes,
+  targets: options.command == .run ? Targets.judge(runner.results, failures: runner.failures) : []
+)
 let text = report.render(options.format)
 /// Failures to write what the options asked for; the run still writes the rest and checks counts.
 var writeFailures = 0

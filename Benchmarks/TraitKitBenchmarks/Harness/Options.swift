@@ -21,7 +21,10 @@ struct Options {
 
     Runs TraitKit's observer-throughput scenarios S1–S10 side by side with a hand-written floor,
     the legacy adapter, Swift Observation and NotificationCenter; `compare` runs the migration
-    comparisons (legacy callbacks against registrations) on app-shaped workloads.
+    comparisons (legacy callbacks against registrations) on app-shaped workloads. A run of
+    S1–S10 ends with the benchmark's targets, each judged met or missed from this run's ratios
+    (in JSON, under "targets"); a missed target does not fail the run, a wrong callback count
+    does.
 
     OPTIONS:
       --scenario S1[,S2…]   Run only these scenarios (or workloads, with `compare`).

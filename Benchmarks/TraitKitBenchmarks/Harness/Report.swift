@@ -11,6 +11,8 @@ struct Report {
   let results: [PointResult]
   let summaries: [String: String]
   let notes: [String]
+  /// The issue's targets, judged against these results (see ``Targets``).
+  var targets: [TargetVerdict] = []
 
   func render(_ format: OutputFormat) -> String {
     switch format {
@@ -82,6 +84,28 @@ struct Report {
         }
     }
     out += markdown ? markdownTable(headers, rows) : textTable(headers, rows)
+    out += renderTargets(markdown: markdown)
+    return out
+  }
+
+  /// The targets section: one row per verdict, and how many were met.
+  private func renderTargets(markdown: Bool) -> String {
+    guard !targets.isEmpty else { return "" }
+    let title =
+      "Targets (the issue's, stated for the default sizes; a missed one does not fail the run)"
+    var out =
+      markdown
+      ? "\n## \(title)\n\n" : "\n\(String(repeating: "=", count: 100))\n\(title)\n"
+    let headers = ["Scenario", "Figure", "Point", "Measured", "Target", "Met"]
+    let rows = targets.map { verdict in
+      [
+        verdict.scenario, verdict.target, verdict.point, TargetVerdict.format(verdict.measured),
+        verdict.boundDescription, verdict.met ? "yes" : "NO",
+      ]
+    }
+    out += markdown ? markdownTable(headers, rows) : textTable(headers, rows, leftColumns: 3)
+    let met = targets.count { $0.met }
+    out += (markdown ? "\n" : "") + "\(met) of \(targets.count) targets met\n"
     return out
   }
 
@@ -107,13 +131,14 @@ struct Report {
     return String(format: "%.2f", value)
   }
 
-  private func textTable(_ headers: [String], _ rows: [[String]]) -> String {
+  /// A plain-text table: the first `leftColumns` columns aligned left, the others right.
+  private func textTable(_ headers: [String], _ rows: [[String]], leftColumns: Int = 1) -> String {
     let widths = headers.indices.map { column in
       ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
     }
     func line(_ cells: [String]) -> String {
       cells.enumerated().map { index, cell in
-        index == 0
+        index < leftColumns
           ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
           : String(repeating: " ", count: widths[index] - cell.count) + cell
       }.joined(separator: "  ")
@@ -186,7 +211,18 @@ struct Report {
         "ratio_to_floor": number(result.ratioToFloor),
       ]
     }
-    let object: [String: Any] = ["host": hostObject, "results": entries]
+    let verdicts: [[String: Any]] = targets.map { verdict in
+      [
+        "scenario": verdict.scenario,
+        "figure": verdict.target,
+        "point": verdict.point,
+        "measured": number(verdict.measured),
+        "bound": verdict.bound,
+        "comparison": verdict.atMost ? "<=" : ">=",
+        "met": verdict.met,
+      ]
+    }
+    let object: [String: Any] = ["host": hostObject, "results": entries, "targets": verdicts]
     guard
       let data = try? JSONSerialization.data(
         withJSONObject: object,
