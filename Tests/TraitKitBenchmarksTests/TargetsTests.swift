@@ -36,7 +36,7 @@ private func verdicts(
   failures: [String] = []
 ) -> [String: TargetVerdict] {
   let judged = Targets.judge(results, failures: failures).filter { $0.scenario == scenario }
-  return Dictionary(judged.map { ("\($0.target) @ \($0.point)", $0) }) { first, _ in first }
+  return Dictionary(judged.map { ("\($0.figure) @ \($0.point)", $0) }) { first, _ in first }
 }
 
 @Suite("traitkit-bench targets")

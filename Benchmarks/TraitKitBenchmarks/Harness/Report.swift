@@ -99,7 +99,7 @@ struct Report {
     let headers = ["Scenario", "Figure", "Point", "Measured", "Target", "Met"]
     let rows = targets.map { verdict in
       [
-        verdict.scenario, verdict.target, verdict.point, TargetVerdict.format(verdict.measured),
+        verdict.scenario, verdict.figure, verdict.point, format(verdict.measured),
         verdict.boundDescription, verdict.met ? "yes" : "NO",
       ]
     }
@@ -214,7 +214,7 @@ struct Report {
     let verdicts: [[String: Any]] = targets.map { verdict in
       [
         "scenario": verdict.scenario,
-        "figure": verdict.target,
+        "figure": verdict.figure,
         "point": verdict.point,
         "measured": number(verdict.measured),
         "bound": verdict.bound,

@@ -3,8 +3,8 @@ import Foundation
 /// One performance target of the benchmark's issue, judged against one run.
 struct TargetVerdict {
   let scenario: String
-  /// What must hold, in words.
-  let target: String
+  /// The figure the target holds to a bound, in words.
+  let figure: String
   /// The parameter point it was judged at.
   let point: String
   /// The figure measured in this run.
@@ -19,10 +19,6 @@ struct TargetVerdict {
   /// "≤ 1.5" or "≥ 10".
   var boundDescription: String { (atMost ? "≤ " : "≥ ") + String(format: "%g", bound) }
 
-  static func format(_ value: Double) -> String {
-    if value == value.rounded() && abs(value) < 1e6 { return String(Int(value)) }
-    return String(format: abs(value) >= 10 ? "%.1f" : "%.2f", value)
-  }
 }
 
 /// The targets of the benchmark's issue, as ratios to the floor and to peers measured in the
@@ -60,7 +56,7 @@ enum Targets {
         verdicts.append(
           TargetVerdict(
             scenario: "S4",
-            target: "nodes visited per write (the floor visits the unshadowed)",
+            figure: "nodes visited per write (the floor visits the unshadowed)",
             point: point.paramsDescription,
             measured: visited,
             bound: floor,
@@ -76,7 +72,7 @@ enum Targets {
       verdicts.append(
         TargetVerdict(
           scenario: "S5",
-          target: "wrong callback counts seen (one call per observer per pass)",
+          figure: "wrong callback counts seen (one call per observer per pass)",
           point: point.paramsDescription,
           measured: Double(failures.count { $0.hasPrefix("S5 ") }),
           bound: 0,
@@ -94,7 +90,7 @@ enum Targets {
         verdicts.append(
           TargetVerdict(
             scenario: "S7",
-            target: "allocations per re-tracked read",
+            figure: "allocations per re-tracked read",
             point: point.paramsDescription,
             measured: allocations,
             bound: 0,
@@ -111,7 +107,7 @@ enum Targets {
         verdicts.append(
           TargetVerdict(
             scenario: "S9",
-            target: "traitkit ÷ traitkit-legacy, full subscription",
+            figure: "traitkit ÷ traitkit-legacy, full subscription",
             point: point.paramsDescription,
             measured: point.median / legacy.median,
             bound: 1.2,
@@ -125,7 +121,7 @@ enum Targets {
         verdicts.append(
           TargetVerdict(
             scenario: "S10",
-            target: "bytes per registration, traitkit ÷ floor",
+            figure: "bytes per registration, traitkit ÷ floor",
             point: point.paramsDescription,
             measured: Double(bytes) / Double(floor),
             bound: 1.5,
@@ -146,7 +142,7 @@ enum Targets {
       verdicts.append(
         TargetVerdict(
           scenario: "S1–S9",
-          target: "allocations per steady-state delivery (worst point)",
+          figure: "allocations per steady-state delivery (worst point)",
           point: worst.allocationsPerOperation == 0
             ? "all \(deliveries.count) points" : "\(worst.scenarioID) \(worst.paramsDescription)",
           measured: worst.allocationsPerOperation.unsafelyUnwrapped,
@@ -176,12 +172,12 @@ enum Targets {
     }
 
     /// The point's ratio to the floor, at most `bound`.
-    func ratio(_ point: PointResult, atMost bound: Double, _ target: String) -> [TargetVerdict] {
+    func ratio(_ point: PointResult, atMost bound: Double, _ figure: String) -> [TargetVerdict] {
       guard let ratio = point.ratioToFloor else { return [] }
       return [
         TargetVerdict(
           scenario: point.scenarioID,
-          target: target,
+          figure: figure,
           point: point.paramsDescription,
           measured: ratio,
           bound: bound,
@@ -200,7 +196,7 @@ enum Targets {
       return [
         TargetVerdict(
           scenario: point.scenarioID,
-          target: "\(peer.rawValue) ÷ traitkit",
+          figure: "\(peer.rawValue) ÷ traitkit",
           point: point.paramsDescription,
           measured: other.median / point.median,
           bound: bound,
