@@ -404,6 +404,26 @@ struct ZeroAllocationTests {
     #expect(nodes.reduce(0) { $0 + $1.calls } - callsBefore == rounds * Self.runs * nodes.count)
   }
 
+  @Test("a repeated change that nobody observes allocates nothing")
+  func unobservedChange() {
+    // Nothing holds the root's previous collection but the root: a refresh lets go of it, and
+    // the next change must fill it again rather than allocate one.
+    let (graph, nodes) = twoLevelTree(3) { TraitNode() }
+    let leaf = nodes[nodes.count - 1]
+    let step = {
+      toggleStyle(graph)
+      // A read below the root resolves through the new collection.
+      _ = leaf.traitCollection.userInterfaceStyle
+    }
+    for _ in 0..<Self.warmUps { step() }
+
+    let (allocations, _) = Self.steadyAllocations(step)
+
+    #expect(allocations == 0)
+    let rootStyle = graph.root.traitCollection.userInterfaceStyle
+    #expect(leaf.traitCollection.userInterfaceStyle == rootStyle)
+  }
+
   @Test("the legacy adapter's steady-state delivery allocates nothing")
   func legacySteadyStateDelivery() {
     let counter = CallbackCounter()

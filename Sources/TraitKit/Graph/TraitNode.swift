@@ -357,7 +357,7 @@ open class TraitNode: TraitEnvironment {
       }
       _resolvedCell = inheritedCell
       _resolvedEpoch = epoch
-      replaced?.release()
+      if let replaced { _recycleReplaced(replaced) }
       return
     }
     if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
@@ -381,8 +381,34 @@ open class TraitNode: TraitEnvironment {
       _overridesChanged = false
     }
     _resolvedEpoch = epoch
-    replaced?.release()
+    if let replaced { _recycleReplaced(replaced) }
     withExtendedLifetime(replacedInherited) {}
+  }
+
+  /// Lets go of `replaced`, the collection this node owned before a refresh, recycling it if
+  /// that was its last reference.
+  ///
+  /// A change nobody observes is the case it serves: no registration holds the node's previous
+  /// collection as its baseline, so the node's reference is the last, and the next change fills
+  /// it again instead of allocating one.
+  @inline(never)
+  private final func _recycleReplaced(_ replaced: Unmanaged<_Storage>) {
+    var storage = replaced.takeRetainedValue()
+    // NB: the common case first, without looking for a running pass: a registration still
+    // holds the collection (traitkit-bench S1).
+    guard isKnownUniquelyReferenced(&storage) else { return }
+    _recycle(&storage)
+  }
+
+  /// Hands `replaced`, a collection the caller stopped using, to be recycled if the caller's
+  /// reference is the last: to the recycling list of the pass running on this thread, or else,
+  /// outside any pass, straight to the spares of this node's graph.
+  final func _recycle(_ replaced: inout _Storage) {
+    if let running = _CurrentCell.activeGraph {
+      running._withUnsafeGuaranteedRef { $0._recycleIfLast(&replaced) }
+    } else if let graph = _graphRef {
+      graph._withUnsafeGuaranteedRef { $0._keepSpareIfLast(&replaced) }
+    }
   }
 
   // MARK: - Overrides

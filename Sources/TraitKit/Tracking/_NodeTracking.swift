@@ -314,22 +314,11 @@ final class _TraitReadRecorder: @unchecked Sendable {
     if ObjectIdentifier(self.baseline) != ObjectIdentifier(baseline.takeUnretainedValue()) {
       var replaced = baseline.takeUnretainedValue()
       swap(&replaced, &self.baseline)
-      recycle(&replaced)
-    }
-  }
-
-  /// Hands `replaced`, a baseline this recorder stopped using, to be recycled if this was its
-  /// last reference: to the recycling list of the pass running on this thread, or else, outside
-  /// any pass, straight to the spares of the read node's graph.
-  ///
-  /// A slot that re-tracks after each pass lets go here of the collection it read in the run
-  /// before; recycled, it is the buffer the next pass's refresh of an overriding node fills, so
-  /// a steady state of invalidations and re-tracking allocates nothing (traitkit-bench S7).
-  private func recycle(_ replaced: inout _Storage) {
-    if let running = _CurrentCell.activeGraph {
-      running._withUnsafeGuaranteedRef { $0._recycleIfLast(&replaced) }
-    } else if let graph = node._graphRef {
-      graph._withUnsafeGuaranteedRef { $0._keepSpareIfLast(&replaced) }
+      // NB: a slot that re-tracks after each pass lets go here of the collection it read in the
+      // run before; recycled, it is the buffer the next pass's refresh of an overriding node
+      // fills, so a steady state of invalidations and re-tracking allocates nothing
+      // (traitkit-bench S7).
+      node._recycle(&replaced)
     }
   }
 
