@@ -404,15 +404,26 @@ struct ZeroAllocationTests {
     #expect(nodes.reduce(0) { $0 + $1.calls } - callsBefore == rounds * Self.runs * nodes.count)
   }
 
-  @Test("a repeated change that nobody observes allocates nothing")
-  func unobservedChange() {
-    // Nothing holds the root's previous collection but the root: a refresh lets go of it, and
-    // the next change must fill it again rather than allocate one.
+  @Test(
+    "a repeated change that nobody observes allocates nothing, under overriding nodes or not",
+    arguments: [false, true]
+  )
+  func unobservedChange(nodesOverride: Bool) {
+    // Nothing holds the root's previous collection but the root, or the nodes made from it: a
+    // refresh lets go of it, and the next change must fill it again rather than allocate one.
+    // A node that overrides a trait holds a collection of its own and the parent's it was made
+    // from, so a change at the root lets go of both kinds.
     let (graph, nodes) = twoLevelTree(3) { TraitNode() }
+    if nodesOverride {
+      for node in nodes {
+        node.traitOverrides.horizontalSizeClass =
+          node.traitParent === graph.root ? .regular : .compact
+      }
+    }
     let leaf = nodes[nodes.count - 1]
     let step = {
       toggleStyle(graph)
-      // A read below the root resolves through the new collection.
+      // A read below the root resolves through the new collections.
       _ = leaf.traitCollection.userInterfaceStyle
     }
     for _ in 0..<Self.warmUps { step() }
@@ -421,7 +432,7 @@ struct ZeroAllocationTests {
 
     #expect(allocations == 0)
     let rootStyle = graph.root.traitCollection.userInterfaceStyle
-    #expect(leaf.traitCollection.userInterfaceStyle == rootStyle)
+    #expect(nodes.allSatisfy { $0.traitCollection.userInterfaceStyle == rootStyle })
   }
 
   @Test("the legacy adapter's steady-state delivery allocates nothing")

@@ -344,7 +344,7 @@ open class TraitNode: TraitEnvironment {
     // NB: the collections this replaces are released last, once the node is current: a release
     // can run a trait value's deinitializer, which may read this node again.
     var replaced: Unmanaged<_Storage>?
-    var replacedInherited: _Storage?
+    var replacedInherited: Unmanaged<_Storage>?
     // NB: an early return for the node with nothing to apply, the common one, rather than an
     // if-else around both cases: the pass down a chain refreshes it per node, and that shape
     // compiles to 6% fewer instructions there (traitkit-bench S3).
@@ -376,21 +376,25 @@ open class TraitNode: TraitEnvironment {
         _resolvedRef = Unmanaged.passRetained(result)
         _ownsResolved = true
       }
-      replacedInherited = _inherited
-      _inherited = overrides.pointee._specified.isEmpty ? .empty : base
+      let newInherited = overrides.pointee._specified.isEmpty ? _Storage.empty : base
+      // NB: most often the same one, when only the overrides changed (traitkit-bench S1).
+      if newInherited !== _inherited {
+        replacedInherited = Unmanaged.passRetained(_inherited)
+        _inherited = newInherited
+      }
       _overridesChanged = false
     }
     _resolvedEpoch = epoch
     if let replaced { _recycleReplaced(replaced) }
-    withExtendedLifetime(replacedInherited) {}
+    if let replacedInherited { _recycleReplaced(replacedInherited) }
   }
 
-  /// Lets go of `replaced`, the collection this node owned before a refresh, recycling it if
-  /// that was its last reference.
+  /// Lets go of `replaced`, a collection a refresh replaced (the node's own, or the parent's it
+  /// was made from), recycling it if that was its last reference.
   ///
   /// A change nobody observes is the case it serves: no registration holds the node's previous
-  /// collection as its baseline, so the node's reference is the last, and the next change fills
-  /// it again instead of allocating one.
+  /// collection as its baseline, so a node's reference is the last, and the next change fills it
+  /// again instead of allocating one.
   @inline(never)
   private final func _recycleReplaced(_ replaced: Unmanaged<_Storage>) {
     var storage = replaced.takeRetainedValue()
