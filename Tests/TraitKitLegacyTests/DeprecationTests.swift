@@ -21,15 +21,16 @@ private struct Diagnostics {
 private func typeCheck(_ client: String) throws -> Diagnostics {
   let modules = try #require(
     builtModulesDirectory(),
-    "No Modules directory with TraitKitLegacy.swiftmodule above \(CommandLine.arguments[0])"
+    """
+    No Modules directory with TraitKitLegacy.swiftmodule above \(CommandLine.arguments[0]) \
+    or in \(packageRoot.path)/.build/debug
+    """
   )
   let compiler = try #require(
     toolOnPath("swiftc"),
     "swiftc is not on PATH: the deprecation tests compile a client with the toolchain"
   )
   // NB: TraitKit's interface imports its C thread-locals module, which lives in the sources.
-  let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   let headers = packageRoot.appendingPathComponent("Sources/CTraitKitThreadLocal").path
   let scratch = FileManager.default.temporaryDirectory
     .appendingPathComponent("traitkit-deprecation-\(UUID().uuidString)")
@@ -57,18 +58,26 @@ private func typeCheck(_ client: String) throws -> Diagnostics {
   )
 }
 
-/// The nearest directory above the test executable with a `Modules` directory that holds
-/// TraitKitLegacy's module (`.build/<triple>/<configuration>/Modules`).
+/// The `Modules` directory of the build that holds TraitKitLegacy's module
+/// (`.build/<triple>/<configuration>/Modules`): the nearest above the test executable, or else,
+/// when a helper tool runs the tests, the package's debug build.
 private func builtModulesDirectory() -> String? {
+  func modules(in directory: URL) -> String? {
+    let modules = directory.appendingPathComponent("Modules")
+    let module = modules.appendingPathComponent("TraitKitLegacy.swiftmodule")
+    return FileManager.default.fileExists(atPath: module.path) ? modules.path : nil
+  }
   var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
   for _ in 0..<6 {
     directory.deleteLastPathComponent()
-    let modules = directory.appendingPathComponent("Modules")
-    let module = modules.appendingPathComponent("TraitKitLegacy.swiftmodule")
-    if FileManager.default.fileExists(atPath: module.path) { return modules.path }
+    if let found = modules(in: directory) { return found }
   }
-  return nil
+  return modules(in: packageRoot.appendingPathComponent(".build/debug"))
 }
+
+/// The package's root directory, from this file's path.
+private let packageRoot = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The path of the executable `name` on PATH, if any.
 private func toolOnPath(_ name: String) -> String? {
