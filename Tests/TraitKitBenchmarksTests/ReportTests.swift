@@ -32,18 +32,7 @@ private func sampleReport() -> Report {
   let fanOut = [("K", 16)]
   let churn = [("R", 50_000), ("nodes", 11_111)]
   return Report(
-    host: Host(
-      hostname: "ci",
-      cpu: "Test CPU",
-      cores: 2,
-      memoryGiB: 24,
-      swiftVersion: "6.3",
-      configuration: "release",
-      date: "2026-11-30T10:00:00Z",
-      preset: "full",
-      samples: 3,
-      allocationCounting: true
-    ),
+    host: .fixture(samples: 3),
     results: [
       result("S1", .floor, fanOut, [2, 3, 4], ratio: 1, allocations: 0),
       result("S1", .traitkit, fanOut, [3, 4, 6], ratio: 4.0 / 3, allocations: 0),

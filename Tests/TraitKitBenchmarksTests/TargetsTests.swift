@@ -116,36 +116,34 @@ struct TargetsTests {
 
   @Test("allocations: re-tracking, and the worst steady-state delivery of all scenarios")
   func allocations() throws {
-    let results = [
-      result("S2", .floor, [("r", 4)], median: 1, floorMedian: 1, allocations: 0),
-      result("S2", .traitkit, [("r", 4)], median: 1, floorMedian: 1, allocations: 0.19),
-      result("S5", .traitkit, [("set", 4)], median: 1, floorMedian: 1, allocations: 0),
-      result("S7", .floor, [("mode", 0)], median: 1, floorMedian: 1, allocations: 0),
-      result("S7", .traitkit, [("mode", 0)], median: 1.5, floorMedian: 1, allocations: 0),
-      result("S7", .traitkit, [("mode", 1)], median: 1.5, floorMedian: 1, allocations: 0.01),
-    ]
-    let delivery = try #require(verdicts(results, "S1–S9").values.first)
+    /// The results, with allocation counts or without them (as in a sanitizer build).
+    func results(counted: Bool) -> [PointResult] {
+      func count(_ allocations: Double) -> Double? { counted ? allocations : nil }
+      return [
+        result("S2", .floor, [("r", 4)], median: 1, floorMedian: 1, allocations: count(0)),
+        result("S2", .traitkit, [("r", 4)], median: 1, floorMedian: 1, allocations: count(0.19)),
+        result("S5", .traitkit, [("set", 4)], median: 1, floorMedian: 1, allocations: count(0)),
+        result("S7", .floor, [("mode", 0)], median: 1, floorMedian: 1, allocations: count(0)),
+        result("S7", .traitkit, [("mode", 0)], median: 1.5, floorMedian: 1, allocations: count(0)),
+        result(
+          "S7",
+          .traitkit,
+          [("mode", 1)],
+          median: 1.5,
+          floorMedian: 1,
+          allocations: count(0.01)
+        ),
+      ]
+    }
+    let counted = results(counted: true)
+    let delivery = try #require(verdicts(counted, "S1–S9").values.first)
     #expect(!delivery.met && delivery.measured == 0.19 && delivery.point == "S2 r=4")
-    let tracking = verdicts(results, "S7")
+    let tracking = verdicts(counted, "S7")
     #expect(tracking.count == 2)
     #expect(try #require(tracking["allocations per re-tracked read @ mode=0"]).met)
 
-    // Without allocation counts (a sanitizer build), neither is judged.
-    let uncounted = results.map {
-      PointResult(
-        scenarioID: $0.scenarioID,
-        scenarioName: $0.scenarioName,
-        params: $0.params,
-        contender: $0.contender,
-        unit: $0.unit,
-        nanoseconds: $0.nanoseconds,
-        callbacksPerOperation: 0,
-        allocationsPerOperation: nil,
-        bytes: nil,
-        nodesVisitedPerOperation: nil,
-        ratioToFloor: $0.ratioToFloor
-      )
-    }
+    // Without allocation counts, neither is judged.
+    let uncounted = results(counted: false)
     #expect(verdicts(uncounted, "S1–S9").isEmpty)
     #expect(verdicts(uncounted, "S7").count == 1)
   }
@@ -185,18 +183,7 @@ struct TargetsTests {
       result("S8", .traitkit, [("p", 50)], median: 17, floorMedian: 10),
     ]
     let report = Report(
-      host: Host(
-        hostname: "ci",
-        cpu: "Test CPU",
-        cores: 2,
-        memoryGiB: 24,
-        swiftVersion: "6.3",
-        configuration: "release",
-        date: "2026-11-30T10:00:00Z",
-        preset: "full",
-        samples: 1,
-        allocationCounting: true
-      ),
+      host: .fixture(samples: 1),
       results: results,
       summaries: ["S8": "reads"],
       notes: [],

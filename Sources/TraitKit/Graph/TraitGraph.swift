@@ -145,8 +145,9 @@ public final class TraitGraph {
     _recycleCandidates.withUnsafeMutableBufferPointer { candidates in
       for position in candidates.indices {
         // NB: every candidate with boxed values, not only those the list alone holds: a
-        // collection can be in the list twice (after another took its table entry, or when a
-        // nested pass handed its candidates over), and goes when the list lets go of it.
+        // collection can be in the list twice (let go of again once the address set was full,
+        // or after a nested pass handed its candidates over), and goes when the list lets go
+        // of it.
         if candidates[position].boxCount > 0 {
           released.append(candidates[position])
         } else {
