@@ -244,12 +244,25 @@ struct ZeroAllocationTests {
   /// made after it larger, which is not the steady state: then the runs start over, up to five
   /// times.
   private static func steadyAllocations(_ body: () -> Void) -> (allocations: UInt64, rounds: Int) {
+    steadyPathAllocations {
+      body()
+      return 0
+    }
+  }
+
+  /// `steadyAllocations(_:)` for a body that also does work outside the path under test: it
+  /// returns the allocations that work made, which are not counted.
+  private static func steadyPathAllocations(
+    _ body: () -> UInt64
+  ) -> (allocations: UInt64, rounds: Int) {
     var allocations: UInt64 = 0
     for round in 1...5 {
       let registry = _TraitRegistry.publishedTable()
-      allocations = Allocations.countingOnThisThread {
-        for _ in 0..<runs { body() }
-      }
+      var excluded: UInt64 = 0
+      allocations =
+        Allocations.countingOnThisThread {
+          for _ in 0..<runs { excluded &+= body() }
+        } &- excluded
       if allocations == 0 || _TraitRegistry.publishedTable() == registry {
         return (allocations, round)
       }
@@ -433,6 +446,40 @@ struct ZeroAllocationTests {
     #expect(allocations == 0)
     let rootStyle = graph.root.traitCollection.userInterfaceStyle
     #expect(nodes.allSatisfy { $0.traitCollection.userInterfaceStyle == rootStyle })
+  }
+
+  @Test("cancelling a registration that alone holds an old collection keeps it for reuse")
+  func cancelLetsGoOfOldBaseline() {
+    // A read after a change and before the pass gives the leaf its new collection; its
+    // registration, which the pass has not reached, then alone holds the old one. Cancelling it
+    // there, outside any pass, must keep that collection as a spare for the next change rather
+    // than free it.
+    let (graph, nodes) = twoLevelTree(3) { TraitNode() }
+    let leaf = nodes[nodes.count - 1]
+    let traits: [TraitKit.Trait] = [TraitHorizontalSizeClass.self]
+    // Returns what registering allocated (unspecialized, wrapping the handler does): not the
+    // path under test.
+    let step = { () -> UInt64 in
+      var registration: TraitChangeRegistration?
+      let registering = Allocations.countingOnThisThread {
+        registration = leaf.registerForTraitChanges(traits) {
+          (_: TraitNode, _: TraitCollection) in
+          Issue.record("called for a trait that no change set")
+        }
+      }
+      let style = graph.root.traitCollection.userInterfaceStyle
+      graph.root.traitOverrides.userInterfaceStyle = style == .dark ? .light : .dark
+      _ = leaf.traitCollection.userInterfaceStyle
+      leaf.unregisterForTraitChanges(registration)
+      graph.updateTraitsIfNeeded()
+      return registering
+    }
+    for _ in 0..<Self.warmUps { _ = step() }
+
+    let (allocations, _) = Self.steadyPathAllocations(step)
+
+    #expect(allocations == 0)
+    #expect(graph.statistics.liveRegistrations == 0)
   }
 
   @Test("the legacy adapter's steady-state delivery allocates nothing")

@@ -279,9 +279,13 @@ struct _NodeObservers {
   /// walking the entries.
   ///
   /// During a pass, pass the graph: a baseline freed now could be one that the pass is handing
-  /// to a callback, so it waits in the graph's recycling list until the pass ends.
+  /// to a callback, so it waits in the graph's recycling list until the pass ends. Outside a
+  /// pass, a baseline the entry alone held is returned, for the caller to let go of or keep.
   @inline(__always)
-  func kill(at position: Int, recyclingInto graph: Unmanaged<TraitGraph>?) {
+  func kill(
+    at position: Int,
+    recyclingInto graph: Unmanaged<TraitGraph>?
+  ) -> Unmanaged<_Storage>? {
     let entry = entries[position]
     if entry.observesAllTraits { self.allTraitsCount -= 1 }
     let freedBaseline = dropUse(entry.snapshot)
@@ -296,14 +300,13 @@ struct _NodeObservers {
     compactIfIdle()
     // NB: releases last, with the table consistent: they run deinitializers, which may register
     // or unregister on this table again (a holder that cancels its token when it goes).
-    if let freedBaseline {
-      if let graph {
-        graph._withUnsafeGuaranteedRef { $0._recycleAfterPass(freedBaseline) }
-      } else {
-        freedBaseline.release()
-      }
+    guard let freedBaseline, let graph else {
+      if releasesNow { entry.releaseCallee() }
+      return freedBaseline
     }
+    graph._withUnsafeGuaranteedRef { $0._recycleAfterPass(freedBaseline) }
     if releasesNow { entry.releaseCallee() }
+    return nil
   }
 
   /// When no delivery is walking the entries: releases deferred callees, and removes tombstones
