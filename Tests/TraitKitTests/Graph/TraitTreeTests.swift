@@ -634,4 +634,45 @@ struct TraitTreeTests {
     #expect(log.entries == ["first", "second", "third"])
 
   }
+
+  @Test(
+    "a node that a handler moves ahead of the walk is called once per round, then for the move",
+    arguments: [false, true]
+  )
+  func nodeMovedAheadOfWalk(underLaterSibling: Bool) {
+    // N, under A, hears of the change first. B's handler then moves N under B itself, or under
+    // its later sibling C: a parent the walk has not left. N must not be called twice in that
+    // round; the next round tells it of the theme the move changed. Each call logs the round it
+    // ran in, which the running pass's statistics count.
+    let graph = TraitGraph()
+    let nodes = graph.root.gtAdd(GTNode("A"), GTNode("B"), GTNode("C"))
+    let moved = nodes[0].gtAdd(GTNode("N"))[0]
+    nodes[0].traitOverrides[GTThemeTrait.self] = 1
+    nodes[1].traitOverrides[GTThemeTrait.self] = 2
+    nodes[2].traitOverrides[GTThemeTrait.self] = 2
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    let logCall = { (node: GTNode) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+    }
+    moved.registerForTraitChanges([TraitHorizontalSizeClass.self, GTThemeTrait.self]) {
+      (node: GTNode, _: TraitCollection) in logCall(node)
+    }
+    var hasMoved = false
+    for node in nodes[1...] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in
+        logCall(node)
+        guard node.name == "B", !hasMoved else { return }
+        hasMoved = true
+        (underLaterSibling ? nodes[2] : node).addTraitChild(moved)
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["N@1", "B@1", "C@1", "N@2"])
+    #expect(moved.traitCollection[GTThemeTrait.self] == 2)
+  }
 }
