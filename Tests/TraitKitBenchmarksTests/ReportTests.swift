@@ -135,7 +135,9 @@ struct SVGChartTests {
     return counter.counts
   }
 
-  @Test("one polyline and one legend entry per series; points off the log scale are dropped")
+  @Test(
+    "a chart has a polyline per series and a dot per point on the log scale, its title escaped"
+  )
   func series() throws {
     let chart = SVGChart(
       title: "ns per callback <fan-out> & more",

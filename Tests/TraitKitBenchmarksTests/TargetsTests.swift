@@ -114,7 +114,9 @@ struct TargetsTests {
     #expect(abs(try #require(memory.values.first).measured - 65.0 / 86) < 1e-12)
   }
 
-  @Test("allocations: re-tracking, and the worst steady-state delivery of all scenarios")
+  @Test(
+    "allocation targets judge re-tracking and the worst delivery of all scenarios, when counted"
+  )
   func allocations() throws {
     /// The results, with allocation counts or without them (as in a sanitizer build).
     func results(counted: Bool) -> [PointResult] {

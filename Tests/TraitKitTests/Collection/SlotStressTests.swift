@@ -183,7 +183,9 @@ struct SlotStressTests {
     #expect(c == c)
   }
 
-  @Test("collections: random walk with late registration, checked against a model")
+  @Test(
+    "collections from random writes, merges and decoding read what a model says, new traits too"
+  )
   func collectionsWalk() throws {
     var refs: [RVRef] = [
       makeMarkRef(RVMarkTrait.self), makeIntRef(RVIntTrait.self), makeObjRef(RVObjTrait.self),
@@ -277,7 +279,9 @@ struct SlotStressTests {
     #expect(RVObj.live.load(ordering: .relaxed) == 0)
   }
 
-  @Test("graph: random overrides with late registration, checked against a model")
+  @Test(
+    "nodes under random overrides and base traits read what a model says, new traits too"
+  )
   func graphWalk() {
     var refs: [RVRef] = [
       makeMarkRef(RVMarkTrait.self), makeIntRef(RVIntTrait.self), makeObjRef(RVObjTrait.self),
@@ -364,7 +368,7 @@ struct SlotStressTests {
     #expect(RVObj.live.load(ordering: .relaxed) == 0)
   }
 
-  @Test("registration on other threads while collections with boxes are copied and freed")
+  @Test("collections with boxes read back their writes while other tasks register trait types")
   func concurrentRegistration() async {
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
@@ -411,17 +415,25 @@ struct SlotStressTests {
   }
 }
 
+/// A value whose deinitializer registers new trait types (a new table is published) while a
+/// storage releases its boxes, and counts the values it fails to read back from them.
 private final class RVRegistersOnDeinit: Sendable {
+  static let live = Atomic<Int>(0)
+  static let misreads = Atomic<Int>(0)
   let depth: Int
-  init(_ depth: Int) { self.depth = depth }
+  init(_ depth: Int) {
+    self.depth = depth
+    Self.live.add(1, ordering: .relaxed)
+  }
   deinit {
-    // Registers new trait types (a new table is published) while a storage releases its boxes.
     let refs = freshRefs(UInt8.self, depth: depth)
     var c = TraitCollection()
     for ref in refs {
-      c = c.modifyingTraits { ref.write(&$0, ref.defaultMV == .obj(nil) ? .obj(1) : ref.defaultMV) }
-      _ = ref.read(c)
+      let value = ref.defaultMV == .obj(nil) ? .obj(1) : ref.defaultMV
+      c = c.modifyingTraits { ref.write(&$0, value) }
+      if ref.read(c) != value { Self.misreads.add(1, ordering: .relaxed) }
     }
+    Self.live.subtract(1, ordering: .relaxed)
   }
 }
 private struct RVDeinitTraitA: TraitDefinition {
@@ -436,38 +448,74 @@ private struct RVOptIntTrait: TraitDefinition { static let defaultValue: Int? = 
 
 @Suite("Slot storage edge cases", .serialized)
 struct SlotEdgeCaseTests {
-  @Test("a value whose deinit registers traits, freed by deinit, store and reinitialize")
+  @Test(
+    "a value whose deinitializer registers trait types is freed once, by a release, store or pass"
+  )
   func deinitRegisters() {
+    let live = { RVRegistersOnDeinit.live.load(ordering: .relaxed) }
+    #expect(live() == 0)
+
+    // Freed when the last collection that holds it goes.
     do {
       let a = TraitCollection(RVDeinitTraitA.self, value: RVRegistersOnDeinit(0))
         .modifyingTraits { $0[RVDeinitTraitB.self] = RVRegistersOnDeinit(1) }
       let b = a.modifyingTraits { $0[RVMarkTrait.self] = RVMark(line: 1, column: 1) }
-      _ = b
+      withExtendedLifetime((a, b)) {
+        #expect(b[RVDeinitTraitA.self]?.depth == 0)
+        #expect(b[RVDeinitTraitB.self]?.depth == 1)
+        #expect(b[RVMarkTrait.self].line == 1)
+        #expect(live() == 2)
+      }
     }
-    var c = TraitCollection()
-    c = c.modifyingTraits {
-      $0[RVDeinitTraitA.self] = RVRegistersOnDeinit(2)
-      $0[RVDeinitTraitA.self] = RVRegistersOnDeinit(3)  // store releases the first
+    #expect(live() == 0)
+
+    // Freed by a store over it.
+    do {
+      let c = TraitCollection().modifyingTraits {
+        $0[RVDeinitTraitA.self] = RVRegistersOnDeinit(2)
+        $0[RVDeinitTraitA.self] = RVRegistersOnDeinit(3)  // the store releases the first
+      }
+      withExtendedLifetime(c) {
+        #expect(c[RVDeinitTraitA.self]?.depth == 3)
+        #expect(live() == 1)
+      }
     }
-    _ = c
-    let graph = TraitGraph()
-    let node = TraitNode()
-    let child = TraitNode()
-    graph.root.addTraitChild(node)
-    node.addTraitChild(child)
-    _ = child.registerForTraitChanges([RVDeinitTraitA.self]) { (_: TraitNode, _: TraitCollection) in
+    #expect(live() == 0)
+
+    // Freed by override stores, and by passes that let go of collections and reinitialize
+    // them as spares.
+    do {
+      let graph = TraitGraph()
+      let node = TraitNode()
+      let child = TraitNode()
+      graph.root.addTraitChild(node)
+      node.addTraitChild(child)
+      var calls = 0
+      child.registerForTraitChanges([RVDeinitTraitA.self]) { (_: TraitNode, _: TraitCollection) in
+        calls += 1
+      }
+      #expect(graph.statistics.liveRegistrations == 1)
+      for k in 4..<30 {
+        node.traitOverrides[RVDeinitTraitA.self] = RVRegistersOnDeinit(k)
+        child.traitOverrides[RVDeinitTraitB.self] = RVRegistersOnDeinit(k + 100)
+        #expect(child.traitCollection[RVDeinitTraitA.self]?.depth == k)
+        graph.updateTraitsIfNeeded()
+        #expect(child.traitCollection[RVDeinitTraitB.self]?.depth == k + 100)
+        #expect(live() == 2)
+      }
+      #expect(calls == 26)
+      #expect(graph.statistics.liveRegistrations == 1)
+      child.removeFromTraitParent()
+      node.removeFromTraitParent()
+      #expect(graph.statistics.liveRegistrations == 0)
     }
-    for k in 4..<30 {
-      node.traitOverrides[RVDeinitTraitA.self] = RVRegistersOnDeinit(k)
-      child.traitOverrides[RVDeinitTraitB.self] = RVRegistersOnDeinit(k + 100)
-      _ = child.traitCollection[RVDeinitTraitA.self]
-      graph.updateTraitsIfNeeded()
-    }
-    child.removeFromTraitParent()
-    node.removeFromTraitParent()
+    #expect(live() == 0)
+    #expect(RVRegistersOnDeinit.misreads.load(ordering: .relaxed) == 0)
   }
 
-  @Test("zero-size and optional plain data")
+  @Test(
+    "boxed zero-size values always differ from the default; boxed optionals compare by value"
+  )
   func oddPlainData() {
     #expect(_TraitRegistry.isBoxed(_TraitRegistry.index(of: RVEmptyTrait.self)))
     #expect(_TraitRegistry.isBoxed(_TraitRegistry.index(of: RVOptIntTrait.self)))

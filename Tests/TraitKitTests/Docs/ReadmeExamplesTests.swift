@@ -348,7 +348,7 @@ struct ReadmeExamplesTests {
     #expect(page.layoutRequests == 1)
   }
 
-  @Test("observing: another object's closure and the three target-action forms")
+  @Test("observing: another object's closure and the three target-action forms each run once")
   func observingOtherObjects() {
     let graph = TraitGraph()
     let controller = DocumentController()

@@ -102,22 +102,115 @@ struct RegistrationTests {
     #expect(gtStandardError(result).contains("Must pass one or more traits to register for"))
   }
 
-  @Test("registering an empty list of traits with a target traps too")
-  func emptyTraitListWithTargetTraps() async {
-    await #expect(processExitsWith: .failure) {
+  @Test("registering an empty list of traits with an action and no target traps too")
+  func emptyTraitListWithActionTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
       let node = GTLayoutNode()
       node.registerForTraitChanges([], action: GTLayoutNode.setNeedsLayout)
     }
+    #expect(gtStandardError(result).contains("Must pass one or more traits to register for"))
+  }
+
+  @Test("registering an empty list of traits with a target and an action of no arguments traps")
+  func emptyTraitListWithTargetTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let node = GTNode("node")
+      let target = GTTarget()
+      node.registerForTraitChanges([], target: target, action: GTTarget.refreshEverything)
+    }
+    #expect(gtStandardError(result).contains("Must pass one or more traits to register for"))
+  }
+
+  @Test("registering an empty list of traits with a target and an action of one argument traps")
+  func emptyTraitListWithTargetOneArgumentTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let node = GTNode("node")
+      let target = GTTarget()
+      node.registerForTraitChanges([], target: target, action: GTTarget.refresh(node:))
+    }
+    #expect(gtStandardError(result).contains("Must pass one or more traits to register for"))
+  }
+
+  @Test(
+    "registering an empty list of traits with a target and an action of two arguments traps"
+  )
+  func emptyTraitListWithTargetTwoArgumentsTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let node = GTNode("node")
+      let target = GTTarget()
+      node.registerForTraitChanges(
+        [],
+        target: target,
+        action: GTTarget.refresh(node:previousTraitCollection:)
+      )
+    }
+    #expect(gtStandardError(result).contains("Must pass one or more traits to register for"))
   }
 
   @Test("registering a handler whose first parameter cannot take the observed node traps")
   func mismatchedObservedTypeTraps() async {
-    await #expect(processExitsWith: .failure) {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
       let node = TraitNode()
       node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
         (_: GTLayoutNode, _: TraitCollection) in
       }
     }
+    let standardError = gtStandardError(result)
+    #expect(standardError.contains("A trait change handler for GTLayoutNode"))
+    #expect(standardError.contains("its first parameter must accept the observed object"))
+  }
+
+  @Test("registering an action of one argument that cannot take the observed node traps")
+  func mismatchedObservedTypeOneArgumentTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let node = TraitNode()
+      let target = GTTarget()
+      node.registerForTraitChanges(
+        [TraitHorizontalSizeClass.self],
+        target: target,
+        action: GTTarget.refresh(node:)
+      )
+    }
+    let standardError = gtStandardError(result)
+    #expect(standardError.contains("A trait change handler for GTNode"))
+    #expect(standardError.contains("its first parameter must accept the observed object"))
+  }
+
+  @Test("registering an action of two arguments whose first cannot take the observed node traps")
+  func mismatchedObservedTypeTwoArgumentsTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let node = TraitNode()
+      let target = GTTarget()
+      node.registerForTraitChanges(
+        [TraitHorizontalSizeClass.self],
+        target: target,
+        action: GTTarget.refresh(node:previousTraitCollection:)
+      )
+    }
+    let standardError = gtStandardError(result)
+    #expect(standardError.contains("A trait change handler for GTNode"))
+    #expect(standardError.contains("its first parameter must accept the observed object"))
   }
 
   @Test("a trait listed twice in one registration counts once")
