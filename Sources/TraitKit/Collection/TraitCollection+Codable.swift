@@ -138,12 +138,23 @@ struct _UnknownTraitEntries: Hashable, Sendable {
 }
 
 /// Any value an encoder can hold, decoded without knowing its type.
+///
+/// A number is kept as the narrowest of these that holds it exactly, so that it is written back
+/// with the same value: an integer of up to 128 bits keeps every digit, and negative zero keeps
+/// its sign. Any other number comes back as the nearest `Double`, as does an integer that the
+/// decoder reads only as a `Double` (`JSONDecoder` reads some written with an exponent so, such
+/// as `3.4028236692093846e38`).
 enum _EncodedValue: Hashable, Sendable, Codable {
   case null
   case bool(Bool)
   case int(Int64)
   /// An integer above `Int64.max`, which a `Double` would round.
   case uint(UInt64)
+  /// An integer outside the 64-bit types, which a `Double` would round; only some decoders, such
+  /// as `JSONDecoder`, read these.
+  case int128(Int128)
+  /// An integer above `Int128.max`.
+  case uint128(UInt128)
   case double(Double)
   case string(String)
   case array([_EncodedValue])
@@ -167,9 +178,19 @@ enum _EncodedValue: Hashable, Sendable, Codable {
       } else if let value = try? container.decode(Bool.self) {
         self = .bool(value)
       } else if let value = try? container.decode(Int64.self) {
-        self = .int(value)
+        // NB: decoders read an integral float as an integer, and `-0.0` is integral; only a
+        // `Double` keeps its sign.
+        if value == 0, let zero = try? container.decode(Double.self), zero.sign == .minus {
+          self = .double(zero)
+        } else {
+          self = .int(value)
+        }
       } else if let value = try? container.decode(UInt64.self) {
         self = .uint(value)
+      } else if let value = try? container.decode(Int128.self) {
+        self = .int128(value)
+      } else if let value = try? container.decode(UInt128.self) {
+        self = .uint128(value)
       } else if let value = try? container.decode(Double.self) {
         self = .double(value)
       } else {
@@ -190,6 +211,12 @@ enum _EncodedValue: Hashable, Sendable, Codable {
       var container = encoder.singleValueContainer()
       try container.encode(value)
     case .uint(let value):
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    case .int128(let value):
+      var container = encoder.singleValueContainer()
+      try container.encode(value)
+    case .uint128(let value):
       var container = encoder.singleValueContainer()
       try container.encode(value)
     case .double(let value):

@@ -290,6 +290,57 @@ struct TraitCollectionCodableTests {
     #expect(text.contains("18446744073709551615"))
   }
 
+  @Test("an unknown integer below Int64.min comes back with every digit")
+  func unknownBelowInt64Min() throws {
+    let json = #"{"com.example.review.unknown":-9223372036854775809}"#
+    let decoded = try JSONDecoder().decode(TraitCollection.self, from: Data(json.utf8))
+    #expect(String(decoding: try JSONEncoder().encode(decoded), as: UTF8.self) == json)
+  }
+
+  @Test(
+    "an unknown integer beyond 64 bits comes back with every digit, nested or not",
+    arguments: [
+      "-9223372036854775809", "18446744073709551617", "-170141183460469231731687303715884105728",
+      "170141183460469231731687303715884105727", "170141183460469231731687303715884105728",
+      "340282366920938463463374607431768211455",
+    ]
+  )
+  func unknownWideInteger(_ digits: String) throws {
+    let json = #"{"com.example.unknown.wide":[\#(digits),{"n":\#(digits)}]}"#
+    #expect(String(decoding: try Self.encode(Self.decode(json)), as: UTF8.self) == json)
+  }
+
+  @Test("an unknown negative zero comes back negative", arguments: ["-0.0", "-0", "-0e5"])
+  func unknownNegativeZero(_ zero: String) throws {
+    let json = #"{"com.example.review.unknown":\#(zero)}"#
+    let written = try JSONEncoder().encode(Self.decode(json))
+    // NB: JSONEncoder writes every integral `Double` without a fraction, so `-0.0` as `-0`: the
+    // same JSON number, which JSONDecoder reads as `-0.0` (JSONSerialization, as the integer 0).
+    let values = try JSONDecoder().decode([String: Double].self, from: written)
+    #expect(try #require(values["com.example.review.unknown"]).sign == .minus)
+    #expect(try Self.decode(String(decoding: written, as: UTF8.self)) == Self.decode(json))
+  }
+
+  @Test(
+    "an unknown float, however large or close to an integer boundary, keeps its exact value",
+    arguments: [
+      "1e300", "-1e300", "1.7976931348623157e308", "5e-324", "0.1", "1e20", "2.5e19",
+      "1.8446744073709552e19", "9.223372036854775808e18", "-9.223372036854775809e18",
+      "9223372036854775808", "-9223372036854775808", "1.7014118346046923e38",
+    ]
+  )
+  func unknownFloatKeepsItsValue(_ number: String) throws {
+    let json = #"{"com.example.unknown.float":\#(number)}"#
+    let written = try Self.encode(Self.decode(json))
+    func read<Value: Decodable>(_: Value.Type, _ data: Data) -> Value? {
+      try? JSONDecoder().decode([String: Value].self, from: data)["com.example.unknown.float"]
+    }
+    let value = try #require(read(Double.self, Data(json.utf8)))
+    #expect(read(Double.self, written)?.bitPattern == value.bitPattern)
+    // NB: a `Decimal` holds up to 38 digits exactly, where a `Double` holds about 17.
+    #expect(read(Decimal.self, written) == read(Decimal.self, Data(json.utf8)))
+  }
+
   @Test("unknown entries are kept through modifyingTraits, replacing and merging")
   func unknownEntriesSurviveChanges() throws {
     let decoded = try Self.decode(Self.unknownEntries)
