@@ -24,6 +24,8 @@ public import TraitKit
 ///       updateLayout()
 ///     }
 ///   }
+///
+///   func updateLayout() { /* … */ }
 /// }
 /// ```
 ///

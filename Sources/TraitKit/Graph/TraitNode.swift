@@ -487,8 +487,9 @@ open class TraitNode: TraitEnvironment {
   /// - Precondition: `child` is neither this node nor one of its ancestors, nor a graph's root
   ///   (its graph keeps it as the root of its tree); this node has fewer than `Int32.max`
   ///   children.
-  /// - Complexity: O(*d*) for a move within one graph, where *d* is this node's depth; O(*d* + *s*)
-  ///   for a move between graphs, where *s* is the size of the moved subtree.
+  /// - Complexity: O(*d* + *c*) for a move within one graph, where *d* is this node's depth and
+  ///   *c* is the number of children of `child`'s previous parent (0 if it had none);
+  ///   O(*d* + *c* + *s*) for a move between graphs, where *s* is the size of the moved subtree.
   public final func addTraitChild(_ child: TraitNode) {
     _requireAPI(
       child !== self && (child._children.count == 0 || !_hasAncestor(child)),
@@ -534,7 +535,8 @@ open class TraitNode: TraitEnvironment {
   /// A detached node keeps its registrations but hears of nothing until it is added to a graph
   /// again; then the next pass tells each registration what differs from its baseline.
   ///
-  /// - Complexity: O(*s*) for a node in a graph, where *s* is the size of its subtree.
+  /// - Complexity: O(*c* + *s*) for a node in a graph, where *c* is the number of its parent's
+  ///   children and *s* is the size of its subtree; O(*c*) for a node outside any graph.
   public final func removeFromTraitParent() {
     guard _parent != nil else { return }
     _detachFromParent()

@@ -4,10 +4,11 @@
 /// ``TraitNode/traitOverrides``; read effective values from ``TraitNode/traitCollection``:
 ///
 /// ```swift
-/// if view.traitOverrides.contains(MyAppThemeTrait.self) {
-///   view.traitOverrides.remove(MyAppThemeTrait.self)
+/// let view = TraitNode()
+/// if view.traitOverrides.contains(TraitUserInterfaceStyle.self) {
+///   view.traitOverrides.remove(TraitUserInterfaceStyle.self)
 /// } else {
-///   view.traitOverrides.myAppTheme = .monochrome
+///   view.traitOverrides.userInterfaceStyle = .dark
 /// }
 /// ```
 ///

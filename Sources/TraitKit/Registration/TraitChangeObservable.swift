@@ -9,11 +9,19 @@
 /// still running; registering beyond that traps.
 ///
 /// ```swift
-/// registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-///   (self: Self, previousTraitCollection: TraitCollection) in
-///   self.updateViews(sizeClass: self.traitCollection.horizontalSizeClass)
+/// final class PageView: TraitNode {
+///   override init() {
+///     super.init()
+///     registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+///       (self: Self, previousTraitCollection: TraitCollection) in
+///       self.updateViews(sizeClass: self.traitCollection.horizontalSizeClass)
+///     }
+///     registerForTraitChanges([TraitHorizontalSizeClass.self], action: PageView.setNeedsLayout)
+///   }
+///
+///   func updateViews(sizeClass: UserInterfaceSizeClass) { /* … */ }
+///   func setNeedsLayout() { /* … */ }
 /// }
-/// registerForTraitChanges([TraitHorizontalSizeClass.self], action: View.setNeedsLayout)
 /// ```
 public protocol TraitChangeObservable: AnyObject {
   /// Calls `handler` with the observed object and its previous collection whenever one of
@@ -93,7 +101,14 @@ extension TraitChangeObservable {
   /// Calls `action` on the observed object itself whenever one of `traits` changes.
   ///
   /// ```swift
-  /// registerForTraitChanges([TraitHorizontalSizeClass.self], action: View.setNeedsLayout)
+  /// final class PageView: TraitNode {
+  ///   override init() {
+  ///     super.init()
+  ///     registerForTraitChanges([TraitHorizontalSizeClass.self], action: PageView.setNeedsLayout)
+  ///   }
+  ///
+  ///   func setNeedsLayout() { /* … */ }
+  /// }
   /// ```
   ///
   /// - Parameters:

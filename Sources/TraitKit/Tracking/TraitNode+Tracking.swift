@@ -8,8 +8,9 @@ extension TraitNode {
   /// of other nodes of the same tree: a change of a recorded trait on the node it was read from
   /// runs `invalidation` during the next update pass, before that node's registrations, at most
   /// once per pass. Nested tracked closures record into the innermost slot only; a slot run again
-  /// from inside its own run continues that run. Reads outside any tracked closure record nothing
-  /// and cost nothing extra.
+  /// from inside its own run continues that run. Reads outside any tracked closure record nothing;
+  /// while no tracked closure runs anywhere in the process, a read checks for one with a single
+  /// relaxed atomic load.
   ///
   /// A host wraps the methods it tracks; a view's layout looks like this:
   ///

@@ -1,6 +1,8 @@
 // The README's quick start and the main samples of the TraitKit.docc articles, verbatim. Every
 // ```swift block of README.md and of Sources/TraitKit/TraitKit.docc appears in this file (the
-// last test checks it), and each test asserts what the prose around its samples says happens.
+// last test checks it, and checks those of TraitKitLegacy.docc against
+// Tests/TraitKitLegacyTests/Docs/MigrationExamplesTests.swift), and each test asserts what the
+// prose around its samples says happens.
 // Declarations come first, in the order the documents show them; statements are in the tests.
 // Type names start with `Document` (as in "the document editor" the samples build), so that they
 // cannot clash with the fixtures of other suites in this module.
@@ -458,11 +460,9 @@ struct ReadmeExamplesTests {
     #expect(inside == .highContrast)
   }
 
-  @Test("observing: a registration ends with its node, and a dead target's one is purged")
+  @Test("observing: a detached node's registrations stop counting, and end with the node")
   func observingLifetime() {
     let graph = TraitGraph()
-    let page = TraitNode()
-    graph.root.addTraitChild(page)
 
     weak var weakPage: DocumentPageView?
     var registrationsWhileAttached = 0
@@ -478,6 +478,13 @@ struct ReadmeExamplesTests {
     #expect(registrationsWhileAttached == 2)
     #expect(weakPage == nil)
     #expect(graph.statistics.liveRegistrations == 0)
+  }
+
+  @Test("observing: a dead target's registration counts until a pass skips it and removes it")
+  func observingDeadTarget() {
+    let graph = TraitGraph()
+    let page = TraitNode()
+    graph.root.addTraitChild(page)
 
     do {
       let toolbar = DocumentToolbar()
@@ -643,9 +650,9 @@ struct ReadmeExamplesTests {
     graph.root.traitOverrides.horizontalSizeClass = .compact  // an equal write: passRequests == 1
 
     #expect(passRequests == 1)
-    #expect(page.traitCollection.userInterfaceStyle == .dark)
+    #expect(page.traitCollection.userInterfaceStyle == .dark)  // changed, but nobody is told
     graph.updateTraitsIfNeeded()
-    #expect(graph.statistics.lastPass.rounds == 0)
+    #expect(graph.statistics.lastPass.rounds == 0)  // the graph stayed clean: nothing to deliver
   }
 
   @Test("update pass: a change reaches its one observer among a thousand nodes in two visits")
@@ -737,7 +744,7 @@ struct ReadmeExamplesTests {
     #expect(cursorChanges == 2)
   }
 
-  @Test("differences: decoding keeps unknown entries, and a later value replaces the kept one")
+  @Test("differences: decoding keeps unknown entries, and any later write drops the kept one")
   func differencesUnknownEntries() throws {
     let json = Data(#"{"UITraitUserInterfaceStyle": 2, "com.example.document.zoom": 150}"#.utf8)
     let decoded = try JSONDecoder().decode(TraitCollection.self, from: json)
@@ -757,36 +764,62 @@ struct ReadmeExamplesTests {
       ]
     )
     #expect(zoomed[DocumentZoomTrait.self] == 200)
+    // Even a write of the default drops the kept entry; a default is not encoded.
+    let defaulted = decoded.replacing(DocumentZoomTrait.self, value: 100)
+    #expect(try Self.object(JSONEncoder().encode(defaulted)) == ["UITraitUserInterfaceStyle": 2])
   }
 
   // MARK: The documents themselves
 
-  @Test("every Swift sample of the README and the TraitKit catalog appears verbatim in this file")
+  @Test("every Swift sample of the README and of both catalogs appears verbatim in its test file")
   func samplesAreVerbatim() throws {
     let thisFile = URL(fileURLWithPath: #filePath)
     let packageRoot = thisFile.deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    let catalog = packageRoot.appendingPathComponent("Sources/TraitKit/TraitKit.docc")
-    let articles = try FileManager.default.contentsOfDirectory(atPath: catalog.path)
-      .filter { $0.hasSuffix(".md") }.sorted()
-      .map { catalog.appendingPathComponent($0) }
-    let source = try String(contentsOf: thisFile, encoding: .utf8)
+    let legacyFile = packageRoot.appendingPathComponent(
+      "Tests/TraitKitLegacyTests/Docs/MigrationExamplesTests.swift"
+    )
+    let checks = [
+      (
+        documents: [packageRoot.appendingPathComponent("README.md")]
+          + (try Self.articles(in: packageRoot, "Sources/TraitKit/TraitKit.docc")),
+        source: thisFile, minimum: 11
+      ),
+      (
+        documents: try Self.articles(in: packageRoot, "Sources/TraitKitLegacy/TraitKitLegacy.docc"),
+        source: legacyFile, minimum: 3
+      ),
+    ]
 
-    var samples = 0
-    for document in [packageRoot.appendingPathComponent("README.md")] + articles {
-      let text = try String(contentsOf: document, encoding: .utf8)
-      for block in Self.swiftBlocks(in: text) {
-        samples += 1
-        #expect(
-          Self.appears(block, in: source),
-          "\(document.lastPathComponent) has a sample this file lacks:\n\(block)"
-        )
+    for check in checks {
+      let source = try String(contentsOf: check.source, encoding: .utf8)
+      var samples = 0
+      for document in check.documents {
+        let text = try String(contentsOf: document, encoding: .utf8)
+        for block in Self.swiftBlocks(in: text) {
+          samples += 1
+          #expect(
+            Self.appears(block, in: source),
+            """
+            \(document.lastPathComponent) has a sample \(check.source.lastPathComponent) lacks:
+            \(block)
+            """
+          )
+        }
       }
+      #expect(samples >= check.minimum, "too few samples for \(check.source.lastPathComponent)")
     }
-    #expect(samples > 10)
   }
 
   // MARK: - Helpers
+
+  /// The Markdown articles of the DocC catalog at `path` under `root`, by name.
+  private static func articles(in root: URL, _ path: String) throws -> [URL] {
+    let catalog = root.appendingPathComponent(path)
+    return try FileManager.default.contentsOfDirectory(atPath: catalog.path)
+      .filter { $0.hasSuffix(".md") }.sorted()
+      .map { catalog.appendingPathComponent($0) }
+  }
 
   /// The top-level members of an encoded JSON object, as integers.
   private static func object(_ data: Data) throws -> [String: Int] {
