@@ -1,7 +1,7 @@
 /// The floor: a hand-written trait tree doing only the necessary work.
 ///
 /// Per node: 32 resolved `Int` values in one flat array, a mask of the traits it overrides, its
-/// observers as `(mask, closure)` pairs, and a 32-bit summary of the traits observed in its
+/// observers as ``FloorObserver``s, and a 32-bit summary of the traits observed in its
 /// subtree. A write at a node updates resolved values down the subtree, descending only where
 /// someone observes the trait and no override shields it, with an explicit stack, and calls the
 /// observers of that trait. Observation and NotificationCenter reuse this walk (`visit`), so
@@ -12,7 +12,7 @@ final class FloorTree {
   let shape: TreeShape
   @exclusivity(unchecked) var values: [Int]
   @exclusivity(unchecked) var overridden: [UInt32]
-  @exclusivity(unchecked) var observers: [ContiguousArray<(mask: UInt32, callback: () -> Void)>]
+  @exclusivity(unchecked) var observers: [ContiguousArray<FloorObserver>]
   @exclusivity(unchecked) var subtreeObserved: [UInt32]
   @exclusivity(unchecked) var nodesVisited = 0
   @exclusivity(unchecked) private var stack: [Int] = []
@@ -21,16 +21,13 @@ final class FloorTree {
     self.shape = shape
     values = [Int](repeating: 0, count: shape.count * 32)
     overridden = [UInt32](repeating: 0, count: shape.count)
-    observers = [ContiguousArray<(mask: UInt32, callback: () -> Void)>](
-      repeating: [],
-      count: shape.count
-    )
+    observers = [ContiguousArray<FloorObserver>](repeating: [], count: shape.count)
     subtreeObserved = [UInt32](repeating: 0, count: shape.count)
   }
 
   /// Adds an observer of the traits in `mask` at `node`.
   func observe(_ node: Int, mask: UInt32, _ callback: @escaping () -> Void) {
-    observers[node].append((mask, callback))
+    observers[node].append(FloorObserver(mask: mask, callback: callback))
     var current = node
     while current >= 0, subtreeObserved[current] & mask != mask {
       subtreeObserved[current] |= mask
@@ -68,12 +65,24 @@ final class FloorTree {
       if let visit {
         visit(current)
       } else {
-        for observer in observers[current] where observer.mask & bit != 0 { observer.callback() }
+        callObservers(of: current, meeting: bit)
       }
       for child in shape.children[current]
       where subtreeObserved[child] & bit != 0 && overridden[child] & bit == 0 {
         stack.append(child)
       }
+    }
+  }
+
+  /// Calls the observers of `node` whose mask meets `traits`.
+  @inline(__always)
+  private func callObservers(of node: Int, meeting traits: UInt32) {
+    // NB: indexed calls on a local copy of the array (one retain of its buffer), not a `for-in`
+    // over its elements: each element a loop binds is a copy of the closure, retained and
+    // released around its call, where TraitKit calls its handlers borrowed.
+    let observers = self.observers[node]
+    for index in observers.indices where observers[index].mask & traits != 0 {
+      observers[index].callback()
     }
   }
 
@@ -93,11 +102,21 @@ final class FloorTree {
       where overridden[current] & (1 << UInt32(trait)) == 0 || current == node {
         values[current * 32 + trait] = value
       }
-      for observer in observers[current] where observer.mask & mask != 0 { observer.callback() }
+      callObservers(of: current, meeting: mask)
       for child in shape.children[current]
       where subtreeObserved[child] & mask & ~overridden[child] != 0 {
         stack.append(child)
       }
     }
   }
+}
+
+/// An observer of the floor: the traits it observes and its closure.
+///
+/// A struct, not a `(mask, callback)` tuple: a generic array of tuples stores the closure
+/// reabstracted, wrapped in a thunk with a context of its own (one more allocation per observer,
+/// and one more indirect call per callback); a struct field stores the closure as it is.
+struct FloorObserver {
+  var mask: UInt32
+  var callback: () -> Void
 }

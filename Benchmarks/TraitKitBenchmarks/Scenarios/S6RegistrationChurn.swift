@@ -163,18 +163,25 @@ struct S6RegistrationChurn: Scenario {
       @exclusivity(unchecked) var rootChildren: ContiguousArray<Int32> = []
       @exclusivity(unchecked) var parent: ContiguousArray<Int32> = []
       @exclusivity(unchecked) var children: [ContiguousArray<Int32>] = []
-      @exclusivity(unchecked) var observers:
-        [ContiguousArray<(mask: UInt32, callback: () -> Void)>] = []
+      @exclusivity(unchecked) var observers: [ContiguousArray<FloorObserver>] = []
       @exclusivity(unchecked) var subtreeObserved: ContiguousArray<UInt32> = []
     }
     let floor = Subtrees()
     let perOwner = Self.registrationsPerOwner
+    @inline(__always)
+    func reserved<Element>(_ capacity: Int) -> ContiguousArray<Element> {
+      var array = ContiguousArray<Element>()
+      array.reserveCapacity(capacity)
+      return array
+    }
     return {
       for node in 0..<owners.count {
         let parent = owners.parent[node]
         floor.parent.append(Int32(parent))
-        floor.children.append([])
-        floor.observers.append([])
+        // NB: the hand-written code knows each node's final numbers of children and observers,
+        // so it allocates their arrays once, at that size (and none for a leaf's children).
+        floor.children.append(reserved(owners.children[node].count))
+        floor.observers.append(reserved(perOwner))
         floor.subtreeObserved.append(0)
         if parent >= 0 {
           floor.children[parent].append(Int32(node))
@@ -183,7 +190,7 @@ struct S6RegistrationChurn: Scenario {
         }
         for slot in 0..<perOwner {
           let mask = UInt32(1) << UInt32(traits[node * perOwner + slot])
-          floor.observers[node].append((mask, { counter.count += 1 }))
+          floor.observers[node].append(FloorObserver(mask: mask) { counter.count += 1 })
           var current = node
           while current >= 0, floor.subtreeObserved[current] & mask != mask {
             floor.subtreeObserved[current] |= mask

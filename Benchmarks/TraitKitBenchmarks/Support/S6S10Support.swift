@@ -136,7 +136,7 @@ final class FloorMemoryNode {
   @exclusivity(unchecked) var children: ContiguousArray<FloorMemoryNode> = []
   @exclusivity(unchecked) var resolved: ContiguousArray<Int>
   @exclusivity(unchecked) var overrides: ContiguousArray<(trait: Int32, value: Int)> = []
-  @exclusivity(unchecked) var observers: ContiguousArray<(mask: UInt32, callback: () -> Void)> = []
+  @exclusivity(unchecked) var observers: ContiguousArray<FloorObserver> = []
   @exclusivity(unchecked) var subtreeObserved: UInt32 = 0
 
   init(resolved: ContiguousArray<Int>) {
@@ -182,7 +182,7 @@ final class FloorMemoryNode {
 
   /// Adds an observer of the traits in `mask`, widening the ancestors' summaries.
   func observe(mask: UInt32, _ callback: @escaping () -> Void) {
-    observers.append((mask, callback))
+    observers.append(FloorObserver(mask: mask, callback: callback))
     var node: FloorMemoryNode? = self
     while let current = node, current.subtreeObserved & mask != mask {
       current.subtreeObserved |= mask
