@@ -48,7 +48,11 @@ struct S1FanOut: Scenario {
         let value = write & 1 + 1
         guard floor.value != value else { continue }
         floor.value = value
-        for observer in floor.observers { observer() }
+        // NB: indexed calls on a local copy of the array (one retain of its buffer per write):
+        // a `for-in` binds a copy of each closure, retained and released around its call,
+        // where TraitKit calls its handlers borrowed.
+        let observers = floor.observers
+        for index in observers.indices { observers[index]() }
       }
       floor.value = 0
       return counter.take()
