@@ -126,15 +126,15 @@ final class ObservationNode {
 final class ObservationObserver: @unchecked Sendable {
   let node: ObservationNode
   let traits: [Int]
-  let counter: CallbackCounter
+  /// Where this observer counts its callbacks.
+  let slot: ObserverCountSlot
   let fired: ObservationFiredList
   var isInstalled = false
 
-  init(node: ObservationNode, traits: [Int], counter: CallbackCounter, fired: ObservationFiredList)
-  {
+  init(node: ObservationNode, traits: [Int], slot: ObserverCountSlot, fired: ObservationFiredList) {
     self.node = node
     self.traits = traits
-    self.counter = counter
+    self.slot = slot
     self.fired = fired
   }
 
@@ -145,7 +145,7 @@ final class ObservationObserver: @unchecked Sendable {
     withObservationTracking {
       for trait in traits { _ = node[trait: trait] }
     } onChange: { [unowned self] in
-      counter.count += 1
+      slot.hit()
       isInstalled = false
       fired.observers.append(self)
     }

@@ -64,6 +64,8 @@ struct Runner {
         }
         if let visited = workload.nodesVisited {
           nodesVisited[workload.contender] = Double(visited()) / Double(workload.operations)
+          // The replayed sample's own counts are not checked; reset them.
+          _ = workload.verify?()
         }
       }
       var times = [[Double]](repeating: [], count: workloads.count)
@@ -99,11 +101,22 @@ struct Runner {
     }
   }
 
+  /// Checks the sample just run: its callbacks, and what the workload's `verify` checks.
   private mutating func check(_ seen: Int, _ workload: Workload, _ label: String) {
+    var seen = seen
+    if let verify = workload.verify {
+      let (callbacks, wrong) = verify()
+      seen += callbacks
+      if let wrong { record("\(label) [\(workload.contender.rawValue)]: \(wrong)") }
+    }
     guard seen != workload.expectedCallbacks else { return }
-    let failure =
+    record(
       "\(label) [\(workload.contender.rawValue)]: saw \(seen) callbacks in a sample, "
-      + "expected \(workload.expectedCallbacks)"
+        + "expected \(workload.expectedCallbacks)"
+    )
+  }
+
+  private mutating func record(_ failure: String) {
     if !failures.contains(failure) { failures.append(failure) }
   }
 }

@@ -37,6 +37,10 @@ struct Workload {
   var bytes: Int?
   /// Nodes visited per sample, where the contender can tell.
   var nodesVisited: (() -> Int)?
+  /// Checks what a callback total cannot show, after every sample and outside its timed region:
+  /// returns the callbacks counted apart from `run`'s result (added to it before the check
+  /// against `expectedCallbacks`), and what was wrong, or nil; resets what it counted.
+  var verify: (() -> (callbacks: Int, wrong: String?))?
 
   init(
     _ contender: Contender,
@@ -46,6 +50,7 @@ struct Workload {
     expectedCallbacks: Int,
     bytes: Int? = nil,
     nodesVisited: (() -> Int)? = nil,
+    verify: (() -> (callbacks: Int, wrong: String?))? = nil,
     run: @escaping () -> Int
   ) {
     self.contender = contender
@@ -55,6 +60,7 @@ struct Workload {
     self.expectedCallbacks = expectedCallbacks
     self.bytes = bytes
     self.nodesVisited = nodesVisited
+    self.verify = verify
     self.run = run
   }
 }
@@ -67,6 +73,32 @@ final class CallbackCounter {
   func take() -> Int {
     defer { count = 0 }
     return count
+  }
+}
+
+extension Workload {
+  /// Checks each observer's own count in `counts` after every sample (see ``ObserverCounts``).
+  init(
+    _ contender: Contender,
+    unit: String,
+    units: Int,
+    operations: Int,
+    counts: ObserverCounts,
+    nodesVisited: (() -> Int)? = nil,
+    run: @escaping () -> Void
+  ) {
+    self.init(
+      contender,
+      unit: unit,
+      units: units,
+      operations: operations,
+      expectedCallbacks: counts.expected.reduce(0, +),
+      nodesVisited: nodesVisited,
+      verify: counts.check
+    ) {
+      run()
+      return 0
+    }
   }
 }
 

@@ -5,7 +5,9 @@ import TraitKit
 struct S1FanOut: Scenario {
   let id = "S1"
   let name = "Registration.fanOut"
-  let summary = "K observers of one trait on one node, alternating writes; ns per callback"
+  let summary =
+    "K observers of one trait on one node, writes alternating 1 and 0 from 0 (an even count, "
+    + "every one a change); ns per callback"
 
   func points(_ preset: SizePreset) -> [[(String, Int)]] {
     let observers = preset == .smoke ? [1, 16, 256] : [1, 16, 256, 4096]
@@ -15,6 +17,8 @@ struct S1FanOut: Scenario {
   func workloads(at point: [(String, Int)], preset: SizePreset) -> [Workload] {
     let observerCount = point["K"]
     let target = preset.pick(smoke: 2_000, quick: 10_000, full: 40_000)
+    // NB: an even number of writes alternating 1 and 0 from 0: every write is a change, and a
+    // sample ends where it started, so that every contender makes the same changes.
     let writes = max(2, target / observerCount / 2 * 2)
     let expected = writes * observerCount
     func workload(_ contender: Contender, _ run: @escaping () -> Int) -> Workload {
@@ -45,7 +49,7 @@ struct S1FanOut: Scenario {
     for _ in 0..<observerCount { floor.observers.append { counter.count += 1 } }
     return {
       for write in 0..<writes {
-        let value = write & 1 + 1
+        let value = write & 1 ^ 1
         guard floor.value != value else { continue }
         floor.value = value
         // NB: indexed calls on a local copy of the array (one retain of its buffer per write):
@@ -54,7 +58,6 @@ struct S1FanOut: Scenario {
         let observers = floor.observers
         for index in observers.indices { observers[index]() }
       }
-      floor.value = 0
       return counter.take()
     }
   }
@@ -69,32 +72,28 @@ struct S1FanOut: Scenario {
     }
     return {
       for write in 0..<writes {
-        graph.root.traitOverrides[BenchTrait0.self] = write & 1 + 1
+        graph.root.traitOverrides[BenchTrait0.self] = write & 1 ^ 1
         graph.updateTraitsIfNeeded()
       }
-      graph.root.traitOverrides[BenchTrait0.self] = 0
-      graph.updateTraitsIfNeeded()
-      return counter.take() - observerCount
+      return counter.take()
     }
   }
 
   private func observationRun(_ observerCount: Int, _ writes: Int) -> () -> Int {
-    let counter = CallbackCounter()
+    let counts = ObserverCounts()
     let fired = ObservationFiredList()
     let node = ObservationNode()
     let observers = (0..<observerCount).map { _ in
-      ObservationObserver(node: node, traits: [0], counter: counter, fired: fired)
+      ObservationObserver(node: node, traits: [0], slot: counts.slot(0), fired: fired)
     }
     for observer in observers { observer.install() }
     return {
       for write in 0..<writes {
-        node.t0 = write & 1 + 1
+        node.t0 = write & 1 ^ 1
         fired.reinstall()
       }
-      node.t0 = 0
-      fired.reinstall()
       withExtendedLifetime(observers) {}
-      return counter.take() - observerCount
+      return counts.take()
     }
   }
 
@@ -107,12 +106,11 @@ struct S1FanOut: Scenario {
     var value = 0
     return {
       for write in 0..<writes {
-        let newValue = write & 1 + 1
+        let newValue = write & 1 ^ 1
         guard value != newValue else { continue }
         value = newValue
         peer.post(0, trait: 0)
       }
-      value = 0
       return counter.take()
     }
   }

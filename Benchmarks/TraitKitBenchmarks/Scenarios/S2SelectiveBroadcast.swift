@@ -21,30 +21,24 @@ struct S2SelectiveBroadcast: Scenario {
       traitsPerNode: point["r"],
       writes: preset.pick(smoke: 20, quick: 24, full: 32)
     )
-    let fineExpected = setup.writes.reduce(0) { $0 + setup.observerCount[$1.trait] }
     func workload(
       _ contender: Contender,
-      expected: Int = fineExpected,
-      _ pair: (run: () -> Int, visited: () -> Int)
+      _ parts: (counts: ObserverCounts, run: () -> Void, visited: () -> Int)
     ) -> Workload {
       Workload(
         contender,
         unit: "write",
         units: setup.writes.count,
         operations: setup.writes.count,
-        expectedCallbacks: expected,
-        nodesVisited: pair.visited,
-        run: pair.run
+        counts: parts.counts,
+        nodesVisited: parts.visited,
+        run: parts.run
       )
     }
     return [
       workload(.floor, floorRun(setup)),
       workload(.traitkit, traitKitRun(setup)),
-      workload(
-        .traitkitLegacy,
-        expected: setup.writes.count * setup.shape.count,
-        legacyRun(setup)
-      ),
+      workload(.traitkitLegacy, legacyRun(setup)),
       workload(.observation, observationRun(setup)),
       workload(.notificationCenter, notificationRun(setup)),
     ]
@@ -56,8 +50,8 @@ struct S2SelectiveBroadcast: Scenario {
     /// Bit k set when node i observes trait k.
     let masks: [UInt32]
     let writes: [(trait: Int, value: Int)]
-    /// The nodes that observe trait k.
-    let observerCount: [Int]
+    /// How many of the writes write trait k.
+    let writesOf: [Int]
 
     init(shape: TreeShape, traitsPerNode: Int, writes: Int) {
       self.shape = shape
@@ -68,37 +62,44 @@ struct S2SelectiveBroadcast: Scenario {
         return traits.prefix(traitsPerNode).reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
       }
       self.masks = masks
-      self.writes = toggleWrites(
-        count: writes,
-        traitCount: BenchTraits.count,
-        using: &generator
+      let writes = toggleWrites(count: writes, traitCount: BenchTraits.count, using: &generator)
+      self.writes = writes
+      writesOf = (0..<BenchTraits.count).map { trait in writes.count { $0.trait == trait } }
+    }
+
+    /// Each node's own count for a sample: once per write of a trait it observes.
+    func fineCounts() -> ObserverCounts {
+      ObserverCounts(
+        expected: masks.map { mask in traitIndices(mask).reduce(0) { $0 + writesOf[$1] } }
       )
-      observerCount = (0..<BenchTraits.count).map { trait in
-        masks.reduce(0) { $0 + Int($1 >> UInt32(trait) & 1) }
-      }
     }
   }
 
-  private func floorRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func floorRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.fineCounts()
     let tree = FloorTree(setup.shape)
     for node in 0..<setup.shape.count {
-      tree.observe(node, mask: setup.masks[node]) { counter.count += 1 }
+      let slot = counts.slot(node)
+      tree.observe(node, mask: setup.masks[node]) { slot.hit() }
     }
     let writes = setup.writes
     let run = {
       for write in writes { tree.write(0, trait: write.trait, value: write.value) }
-      return counter.take()
     }
-    return (run, { floorVisits(tree, of: run) })
+    return (counts, run, { floorVisits(tree, of: run) })
   }
 
-  private func traitKitRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func traitKitRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.fineCounts()
     let tree = TraitKitTree(setup.shape)
-    for (node, mask) in zip(tree.nodes, setup.masks) {
+    for (index, (node, mask)) in zip(tree.nodes, setup.masks).enumerated() {
+      let slot = counts.slot(index)
       node.registerForTraitChanges(traitIndices(mask).map { BenchTraits.all[$0] }) {
-        (_: TraitNode, _: TraitCollection) in counter.count += 1
+        (_: TraitNode, _: TraitCollection) in slot.hit()
       }
     }
     let graph = tree.graph
@@ -111,14 +112,18 @@ struct S2SelectiveBroadcast: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counter.take()
     }
-    return (run, { probe.visits(of: run) })
+    return (counts, run, { probe.visits(of: run) })
   }
 
-  private func legacyRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
-    let tree = LegacyTraitKitTree(setup.shape, counter: counter) {
+  /// Every node is called on every write: once per write for each.
+  private func legacyRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = ObserverCounts(
+      expected: [Int](repeating: setup.writes.count, count: setup.shape.count)
+    )
+    let tree = LegacyTraitKitTree(setup.shape, slot: counts.slot) {
       traitIndices(setup.masks[$0]).map { BenchTraits.all[$0] }
     }
     let graph = tree.graph
@@ -131,13 +136,14 @@ struct S2SelectiveBroadcast: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counter.take()
     }
-    return (run, { probe.visits(of: run) })
+    return (counts, run, { probe.visits(of: run) })
   }
 
-  private func observationRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func observationRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.fineCounts()
     let fired = ObservationFiredList()
     let tree = FloorTree(setup.shape)
     let masks = setup.masks
@@ -149,7 +155,7 @@ struct S2SelectiveBroadcast: Scenario {
         ObservationObserver(
           node: node,
           traits: traitIndices(masks[index]),
-          counter: counter,
+          slot: counts.slot(index),
           fired: fired
         )
       )
@@ -167,21 +173,23 @@ struct S2SelectiveBroadcast: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observers) {}
-      return counter.take()
     }
-    return (run, { floorVisits(tree, of: run) })
+    return (counts, run, { floorVisits(tree, of: run) })
   }
 
-  private func notificationRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = SendableCounter()
-    let tree = FloorTree(setup.shape)
+  /// One block observer per observed trait of each node: once per write of its trait.
+  private func notificationRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
     let masks = setup.masks
+    let observed = masks.indices.flatMap { node in traitIndices(masks[node]).map { (node, $0) } }
+    let counts = ObserverCounts(expected: observed.map { setup.writesOf[$0.1] })
+    let tree = FloorTree(setup.shape)
     let peer = NotificationPeer(count: setup.shape.count)
-    for node in 0..<setup.shape.count {
-      tree.observe(node, mask: masks[node]) {}
-      for trait in traitIndices(masks[node]) {
-        peer.observe(node, trait: trait) { _ in counter.count += 1 }
-      }
+    for node in 0..<setup.shape.count { tree.observe(node, mask: masks[node]) {} }
+    for (index, (node, trait)) in observed.enumerated() {
+      let slot = counts.slot(index)
+      peer.observe(node, trait: trait) { _ in slot.hit() }
     }
     let current = CurrentWrite()
     let visit: (Int) -> Void = { index in
@@ -193,8 +201,7 @@ struct S2SelectiveBroadcast: Scenario {
         current.set(write.trait, write.value)
         tree.write(0, trait: write.trait, value: write.value, visit: visit)
       }
-      return counter.take()
     }
-    return (run, { floorVisits(tree, of: run) })
+    return (counts, run, { floorVisits(tree, of: run) })
   }
 }

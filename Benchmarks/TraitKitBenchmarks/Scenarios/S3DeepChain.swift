@@ -88,11 +88,13 @@ struct S3DeepChain: Scenario {
   ) -> (
     run: () -> Int, visited: () -> Int
   ) {
-    let counter = CallbackCounter()
+    let counts = ObserverCounts()
     let leaf = shape.count - 1
-    let tree = LegacyTraitKitTree(shape, counter: counter) {
-      $0 == leaf ? [BenchTrait0.self] : nil
-    }
+    let tree = LegacyTraitKitTree(
+      shape,
+      slot: { _ in counts.slot(0) },
+      interestingTraits: { $0 == leaf ? [BenchTrait0.self] : nil }
+    )
     let graph = tree.graph
     let top = tree.nodes[0]
     let probe = VisitProbe()
@@ -102,7 +104,7 @@ struct S3DeepChain: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counter.take()
+      return counts.take()
     }
     return (run, { probe.visits(of: run) })
   }
@@ -113,13 +115,18 @@ struct S3DeepChain: Scenario {
   ) -> (
     run: () -> Int, visited: () -> Int
   ) {
-    let counter = CallbackCounter()
+    let counts = ObserverCounts()
     let fired = ObservationFiredList()
     let tree = FloorTree(shape)
     let leaf = shape.count - 1
     tree.observe(leaf, mask: 1) {}
     let leafNode = ObservationNode()
-    let observer = ObservationObserver(node: leafNode, traits: [0], counter: counter, fired: fired)
+    let observer = ObservationObserver(
+      node: leafNode,
+      traits: [0],
+      slot: counts.slot(0),
+      fired: fired
+    )
     observer.install()
     let current = CurrentWrite()
     let visit: (Int) -> Void = { index in
@@ -132,7 +139,7 @@ struct S3DeepChain: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observer) {}
-      return counter.take()
+      return counts.take()
     }
     return (run, { floorVisits(tree, of: run) })
   }

@@ -120,8 +120,12 @@ struct S4Shadowing: Scenario {
   }
 
   private func legacyRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
-    let tree = LegacyTraitKitTree(setup.shape, counter: counter) { _ in [BenchTrait0.self] }
+    let counts = ObserverCounts()
+    let tree = LegacyTraitKitTree(
+      setup.shape,
+      slot: { _ in counts.slot(0) },
+      interestingTraits: { _ in [BenchTrait0.self] }
+    )
     let graph = tree.graph
     let top = tree.nodes[0]
     for node in setup.shadowed {
@@ -129,7 +133,7 @@ struct S4Shadowing: Scenario {
     }
     if setup.isNoOp { top.traitOverrides[BenchTrait0.self] = 0 }
     graph.updateTraitsIfNeeded()
-    _ = counter.take()
+    _ = counts.take()
     let probe = VisitProbe()
     let run = {
       for write in 0..<setup.writes {
@@ -137,7 +141,7 @@ struct S4Shadowing: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counter.take()
+      return counts.take()
     }
     return (run, { probe.visits(of: run) })
   }
@@ -147,13 +151,13 @@ struct S4Shadowing: Scenario {
   /// An equal-value write goes to the root node's `t0` directly, so that Observation's own
   /// equality check (the `@Observable` setter skips equal `Equatable` values) is what is measured.
   private func observationRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+    let counts = ObserverCounts()
     let fired = ObservationFiredList()
     let tree = floorTree(setup) {}
     let nodes = (0..<setup.shape.count).map { _ in ObservationNode() }
     for node in setup.shadowed { nodes[node].t0 = Self.shadowValue }
     let observers = nodes.map {
-      ObservationObserver(node: $0, traits: [0], counter: counter, fired: fired)
+      ObservationObserver(node: $0, traits: [0], slot: counts.slot(0), fired: fired)
     }
     for observer in observers { observer.install() }
     let current = CurrentWrite()
@@ -170,7 +174,7 @@ struct S4Shadowing: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observers) {}
-      return counter.take()
+      return counts.take()
     }
     return (run, { floorVisits(tree, of: run) })
   }

@@ -26,20 +26,18 @@ struct S5BatchedSemanticSet: Scenario {
       shape: benchTree(preset),
       batches: preset.pick(smoke: 4, quick: 6, full: 8)
     )
-    let expected = setup.batches * setup.observers.count
     func workload(
       _ contender: Contender,
-      expected: Int = expected,
-      _ pair: (run: () -> Int, visited: () -> Int)
+      _ parts: (counts: ObserverCounts, run: () -> Void, visited: () -> Int)
     ) -> Workload {
       Workload(
         contender,
         unit: "batch",
         units: setup.batches,
         operations: setup.batches,
-        expectedCallbacks: expected,
-        nodesVisited: pair.visited,
-        run: pair.run
+        counts: parts.counts,
+        nodesVisited: parts.visited,
+        run: parts.run
       )
     }
     return [
@@ -47,18 +45,15 @@ struct S5BatchedSemanticSet: Scenario {
       workload(.traitkit, traitKitRun(setup)),
       workload(.traitkitLegacy, legacyRun(setup)),
       workload(.observation, observationRun(setup)),
-      workload(
-        .notificationCenter,
-        expected: expected * Self.setTraits.count,
-        notificationRun(setup)
-      ),
+      workload(.notificationCenter, notificationRun(setup)),
     ]
   }
 
   private struct Setup {
     let shape: TreeShape
     let batches: Int
-    /// The observing nodes: every other node, the root included.
+    /// The observing nodes: every other node, the root included; node n counts its callbacks in
+    /// slot n / 2.
     let observers: [Int]
     let isObserver: [Bool]
     /// The two alternating batches: all batch traits to 1, then all back to 0.
@@ -74,33 +69,45 @@ struct S5BatchedSemanticSet: Scenario {
       }
     }
 
+    /// A count per observing node: exactly one callback per batch.
+    func counts(perObserver observers: Int = 1) -> ObserverCounts {
+      ObserverCounts(
+        expected: [Int](repeating: batches, count: self.observers.count * observers)
+      )
+    }
+
     /// The mask of the semantic set.
     var setMask: UInt32 {
       S5BatchedSemanticSet.setTraits.reduce(0) { $0 | 1 << UInt32($1) }
     }
   }
 
-  private func floorRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func floorRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.counts()
     let tree = FloorTree(setup.shape)
     for node in setup.observers {
-      tree.observe(node, mask: setup.setMask) { counter.count += 1 }
+      let slot = counts.slot(node / 2)
+      tree.observe(node, mask: setup.setMask) { slot.hit() }
     }
     let batchValues = setup.batchValues
     let run = {
       for batch in 0..<setup.batches { tree.writeBatch(0, traits: batchValues[batch & 1]) }
-      return counter.take()
     }
-    return (run, { floorVisits(tree, of: run) })
+    return (counts, run, { floorVisits(tree, of: run) })
   }
 
-  private func traitKitRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func traitKitRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.counts()
     let tree = TraitKitTree(setup.shape)
     let set = Self.setTraits.map { BenchTraits.all[$0] }
     for node in setup.observers {
+      let slot = counts.slot(node / 2)
       tree.nodes[node].registerForTraitChanges(set) { (_: TraitNode, _: TraitCollection) in
-        counter.count += 1
+        slot.hit()
       }
     }
     let graph = tree.graph
@@ -115,17 +122,20 @@ struct S5BatchedSemanticSet: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counter.take()
     }
-    return (run, { probe.visits(of: run) })
+    return (counts, run, { probe.visits(of: run) })
   }
 
-  private func legacyRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func legacyRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.counts()
     let set = Self.setTraits.map { BenchTraits.all[$0] }
-    let tree = LegacyTraitKitTree(setup.shape, counter: counter) {
-      setup.isObserver[$0] ? set : nil
-    }
+    let tree = LegacyTraitKitTree(
+      setup.shape,
+      slot: { counts.slot($0 / 2) },
+      interestingTraits: { setup.isObserver[$0] ? set : nil }
+    )
     let graph = tree.graph
     let top = tree.nodes[0]
     let batchValues = setup.batchValues
@@ -138,15 +148,16 @@ struct S5BatchedSemanticSet: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counter.take()
     }
-    return (run, { probe.visits(of: run) })
+    return (counts, run, { probe.visits(of: run) })
   }
 
   /// Observation: each observer tracks the 4 properties of the set and fires once per
   /// installation; the floor's batch walk writes the 8 properties into every node it reaches.
-  private func observationRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func observationRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.counts()
     let fired = ObservationFiredList()
     let tree = FloorTree(setup.shape)
     let walker = FloorBatchWalker(tree)
@@ -156,7 +167,7 @@ struct S5BatchedSemanticSet: Scenario {
       return ObservationObserver(
         node: nodes[node],
         traits: Array(Self.setTraits),
-        counter: counter,
+        slot: counts.slot(node / 2),
         fired: fired
       )
     }
@@ -172,23 +183,25 @@ struct S5BatchedSemanticSet: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observers) {}
-      return counter.take()
     }
-    return (run, { floorVisits(tree, of: run) })
+    return (counts, run, { floorVisits(tree, of: run) })
   }
 
   /// NotificationCenter: one block observer per trait of the set (a center cannot observe a
   /// set with one observer); the floor's batch walk posts every changed trait at each
   /// observing node it reaches, so each observer is called once per trait of the set.
-  private func notificationRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = SendableCounter()
+  private func notificationRun(
+    _ setup: Setup
+  ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
+    let counts = setup.counts(perObserver: Self.setTraits.count)
     let tree = FloorTree(setup.shape)
     let walker = FloorBatchWalker(tree)
     let peer = NotificationPeer(count: setup.shape.count)
     for node in setup.observers {
       tree.observe(node, mask: setup.setMask) {}
       for trait in Self.setTraits {
-        peer.observe(node, trait: trait) { _ in counter.count += 1 }
+        let slot = counts.slot(node / 2 * Self.setTraits.count + trait)
+        peer.observe(node, trait: trait) { _ in slot.hit() }
       }
     }
     let isObserver = setup.isObserver
@@ -201,8 +214,7 @@ struct S5BatchedSemanticSet: Scenario {
           for write in writes { peer.post(index, trait: write.trait) }
         }
       }
-      return counter.take()
     }
-    return (run, { floorVisits(tree, of: run) })
+    return (counts, run, { floorVisits(tree, of: run) })
   }
 }

@@ -199,7 +199,7 @@ struct S7AutomaticTracking: Scenario {
     _ setup: Setup,
     _ writes: [(trait: Int, value: Int)]
   ) -> () -> Int {
-    let counter = CallbackCounter()
+    let counts = ObserverCounts()
     let fired = ObservationFiredList()
     let tree = FloorTree(setup.shape)
     let masks = setup.masks
@@ -209,7 +209,7 @@ struct S7AutomaticTracking: Scenario {
       tree.observe(index, mask: masks[index]) {}
       let (a, b, c) = setup.reads[index]
       observers.append(
-        ObservationObserver(node: node, traits: [a, b, c], counter: counter, fired: fired)
+        ObservationObserver(node: node, traits: [a, b, c], slot: counts.slot(0), fired: fired)
       )
     }
     for observer in observers { observer.install() }
@@ -224,7 +224,7 @@ struct S7AutomaticTracking: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observers) {}
-      return counter.take()
+      return counts.take()
     }
   }
 }

@@ -5,7 +5,7 @@ import TraitKit
 /// Every node of T10k hears of every change: through the legacy `traitCollectionDidChange`
 /// adapter (traitkit-legacy), through one registration for all 32 traits (traitkit), or as an
 /// observer of every trait in the floor's broadcast; W root writes of a random trait must call
-/// every node once per write.
+/// every node once per write, which each node's own count checks after every sample.
 struct S9LegacyParity: Scenario {
   let id = "S9"
   let name = "Legacy.parity"
@@ -27,14 +27,17 @@ struct S9LegacyParity: Scenario {
       using: &generator
     )
     let expected = writes.count * shape.count
-    func workload(_ contender: Contender, _ run: @escaping () -> Int) -> Workload {
+    func workload(
+      _ contender: Contender,
+      _ pair: (counts: ObserverCounts, run: () -> Void)
+    ) -> Workload {
       Workload(
         contender,
         unit: "callback",
         units: expected,
         operations: writes.count,
-        expectedCallbacks: expected,
-        run: run
+        counts: pair.counts,
+        run: pair.run
       )
     }
     return [
@@ -44,49 +47,64 @@ struct S9LegacyParity: Scenario {
     ]
   }
 
-  private func floorRun(_ shape: TreeShape, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
-    let counter = CallbackCounter()
+  /// Every node's own count: once per write.
+  private func counts(_ shape: TreeShape, _ writes: [(trait: Int, value: Int)]) -> ObserverCounts {
+    ObserverCounts(expected: [Int](repeating: writes.count, count: shape.count))
+  }
+
+  private func floorRun(
+    _ shape: TreeShape,
+    _ writes: [(trait: Int, value: Int)]
+  ) -> (counts: ObserverCounts, run: () -> Void) {
+    let counts = counts(shape, writes)
     let tree = FloorTree(shape)
     for node in 0..<shape.count {
-      tree.observe(node, mask: .max) { counter.count += 1 }
+      let slot = counts.slot(node)
+      tree.observe(node, mask: .max) { slot.hit() }
     }
-    return {
-      for write in writes { tree.write(0, trait: write.trait, value: write.value) }
-      return counter.take()
-    }
+    return (
+      counts, { for write in writes { tree.write(0, trait: write.trait, value: write.value) } }
+    )
   }
 
   /// Node 0 hangs below the graph's root, as in the legacy run, so both walk the same tree.
-  private func traitKitRun(_ shape: TreeShape, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
-    let counter = CallbackCounter()
-    let tree = LegacyTraitKitTree(shape, counter: counter) { _ in nil }
-    for node in tree.nodes {
+  private func traitKitRun(
+    _ shape: TreeShape,
+    _ writes: [(trait: Int, value: Int)]
+  ) -> (counts: ObserverCounts, run: () -> Void) {
+    let counts = counts(shape, writes)
+    let tree = LegacyTraitKitTree(shape, slot: counts.slot) { _ in nil }
+    for (index, node) in tree.nodes.enumerated() {
+      let slot = counts.slot(index)
       node.registerForTraitChanges(BenchTraits.all) { (_: TraitNode, _: TraitCollection) in
-        counter.count += 1
+        slot.hit()
       }
     }
     let graph = tree.graph
     let top = tree.nodes[0]
-    return {
+    let run = {
       for write in writes {
         BenchTraits.write[write.trait](&top.traitOverrides, write.value)
         graph.updateTraitsIfNeeded()
       }
-      return counter.take()
     }
+    return (counts, run)
   }
 
-  private func legacyRun(_ shape: TreeShape, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
-    let counter = CallbackCounter()
-    let tree = LegacyTraitKitTree(shape, counter: counter) { _ in BenchTraits.all }
+  private func legacyRun(
+    _ shape: TreeShape,
+    _ writes: [(trait: Int, value: Int)]
+  ) -> (counts: ObserverCounts, run: () -> Void) {
+    let counts = counts(shape, writes)
+    let tree = LegacyTraitKitTree(shape, slot: counts.slot) { _ in BenchTraits.all }
     let graph = tree.graph
     let top = tree.nodes[0]
-    return {
+    let run = {
       for write in writes {
         BenchTraits.write[write.trait](&top.traitOverrides, write.value)
         graph.updateTraitsIfNeeded()
       }
-      return counter.take()
     }
+    return (counts, run)
   }
 }

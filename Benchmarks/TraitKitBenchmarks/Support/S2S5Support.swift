@@ -8,10 +8,10 @@ import TraitKitLegacy
 
 /// A node that adopts the legacy `traitCollectionDidChange` adapter and counts its calls.
 final class LegacyBenchNode: TraitNode, LegacyBenchAdopting {
-  let counter: CallbackCounter
+  let slot: ObserverCountSlot
 
-  init(counter: CallbackCounter, interestingTraits: [any TraitDefinition.Type]) {
-    self.counter = counter
+  init(slot: ObserverCountSlot, interestingTraits: [any TraitDefinition.Type]) {
+    self.slot = slot
     super.init()
     (self as any LegacyBenchAdopting).adoptLegacyCallback(interestingTraits: interestingTraits)
   }
@@ -27,6 +27,31 @@ final class LegacyBenchNode: TraitNode, LegacyBenchAdopting {
 
 @available(*, deprecated)
 extension LegacyBenchNode: TraitCollectionDidChangeObserving {
+  func traitCollectionDidChange(_ previousTraitCollection: TraitCollection?) {
+    slot.hit()
+  }
+}
+
+/// A node that adopts the legacy adapter and counts its calls in a `CallbackCounter`, for the
+/// allocation tests, which count every node's calls in one.
+final class CounterLegacyBenchNode: TraitNode, LegacyBenchAdopting {
+  let counter: CallbackCounter
+
+  init(counter: CallbackCounter, interestingTraits: [any TraitDefinition.Type]) {
+    self.counter = counter
+    super.init()
+    (self as any LegacyBenchAdopting).adoptLegacyCallback(interestingTraits: interestingTraits)
+  }
+
+  // NB: deprecated on purpose, as `LegacyBenchNode`'s.
+  @available(*, deprecated)
+  func adoptLegacyCallback(interestingTraits: [any TraitDefinition.Type]) {
+    adoptTraitCollectionDidChange(interestingTraits: interestingTraits)
+  }
+}
+
+@available(*, deprecated)
+extension CounterLegacyBenchNode: TraitCollectionDidChangeObserving {
   func traitCollectionDidChange(_ previousTraitCollection: TraitCollection?) {
     counter.count += 1
   }
@@ -46,21 +71,37 @@ final class LegacyTraitKitTree {
   let nodes: [TraitNode]
 
   /// Builds the tree; `interestingTraits(i)` returns the traits of node i, which then adopts the
-  /// legacy callback, or nil for a plain node.
-  init(
+  /// legacy callback and counts its calls in `slot(i)`, or nil for a plain node.
+  convenience init(
+    _ shape: TreeShape,
+    slot: (Int) -> ObserverCountSlot,
+    interestingTraits: (Int) -> [any TraitDefinition.Type]?
+  ) {
+    self.init(shape) { index in
+      interestingTraits(index).map { LegacyBenchNode(slot: slot(index), interestingTraits: $0) }
+    }
+  }
+
+  /// Builds the tree; `interestingTraits(i)` returns the traits of node i, which then adopts the
+  /// legacy callback and counts its calls in `counter`, or nil for a plain node.
+  convenience init(
     _ shape: TreeShape,
     counter: CallbackCounter,
     interestingTraits: (Int) -> [any TraitDefinition.Type]?
   ) {
+    self.init(shape) { index in
+      interestingTraits(index).map {
+        CounterLegacyBenchNode(counter: counter, interestingTraits: $0)
+      }
+    }
+  }
+
+  /// Builds the tree of the nodes `makeNode(i)` returns, or plain nodes where it returns nil.
+  private init(_ shape: TreeShape, makeNode: (Int) -> TraitNode?) {
     var nodes: [TraitNode] = []
     nodes.reserveCapacity(shape.count)
     for index in 0..<shape.count {
-      let node: TraitNode
-      if let traits = interestingTraits(index) {
-        node = LegacyBenchNode(counter: counter, interestingTraits: traits)
-      } else {
-        node = TraitNode()
-      }
+      let node = makeNode(index) ?? TraitNode()
       let parent = index == 0 ? graph.root : nodes[shape.parent[index]]
       parent.addTraitChild(node)
       nodes.append(node)
@@ -85,7 +126,7 @@ final class VisitProbe {
   }
 
   /// Runs one more, untimed sample with the probe on and returns its visits.
-  func visits(of sample: () -> Int) -> Int {
+  func visits<Result>(of sample: () -> Result) -> Int {
     isOn = true
     total = 0
     _ = sample()
@@ -95,7 +136,7 @@ final class VisitProbe {
 }
 
 /// Runs one more, untimed sample and returns how far `floor.nodesVisited` advanced.
-func floorVisits(_ floor: FloorTree, of sample: () -> Int) -> Int {
+func floorVisits<Result>(_ floor: FloorTree, of sample: () -> Result) -> Int {
   let before = floor.nodesVisited
   _ = sample()
   return floor.nodesVisited - before
