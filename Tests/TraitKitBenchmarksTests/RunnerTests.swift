@@ -34,8 +34,89 @@ private struct CountingScenario: Scenario {
   }
 }
 
+/// A scenario whose contenders log each sample they run, in order.
+private struct LoggingScenario: Scenario {
+  let id = "SL"
+  let name = "Fake.logging"
+  let summary = "one point; each contender logs its samples"
+  let log: SampleLog
+
+  func points(_ preset: SizePreset) -> [[(String, Int)]] { [[("K", 1)]] }
+
+  func workloads(at point: [(String, Int)], preset: SizePreset) -> [Workload] {
+    [Contender.floor, .traitkit, .observation].map { contender in
+      Workload(contender, unit: "callback", units: 1, operations: 1, expectedCallbacks: 0) {
+        log.contenders.append(contender)
+        return 0
+      }
+    }
+  }
+}
+
+private final class SampleLog: @unchecked Sendable {
+  var contenders: [Contender] = []
+}
+
+/// A scenario of two observers that must each see `expected` callbacks per sample; each
+/// contender's sample calls them as many times as it is told.
+private struct PerObserverScenario: Scenario {
+  let id = "SO"
+  let name = "Fake.perObserver"
+  let summary = "two observers, each to be called twice per sample"
+  /// Each contender's calls of observer 0 and observer 1 per sample.
+  let calls: [Contender: (Int, Int)]
+
+  func points(_ preset: SizePreset) -> [[(String, Int)]] { [[("observers", 2)]] }
+
+  func workloads(at point: [(String, Int)], preset: SizePreset) -> [Workload] {
+    Contender.allCases.compactMap { contender in
+      guard let (first, second) = calls[contender] else { return nil }
+      let counts = ObserverCounts(expected: [2, 2])
+      let slots = [counts.slot(0), counts.slot(1)]
+      return Workload(contender, unit: "pass", units: 1, operations: 1, counts: counts) {
+        for _ in 0..<first { slots[0].hit() }
+        for _ in 0..<second { slots[1].hit() }
+      }
+    }
+  }
+}
+
 @Suite("traitkit-bench runner")
 struct RunnerTests {
+  @Test("each round of samples starts one contender further on")
+  func rotation() {
+    let log = SampleLog()
+    var runner = Runner(preset: .smoke, samples: 4) { _ in }
+    runner.run(LoggingScenario(log: log))
+
+    let timed = Array(log.contenders.suffix(12))
+    #expect(
+      timed == [
+        .floor, .traitkit, .observation, .traitkit, .observation, .floor,
+        .observation, .floor, .traitkit, .floor, .traitkit, .observation,
+      ]
+    )
+  }
+
+  @Test("each observer's own count is checked: a right total from wrong counts fails")
+  func perObserverCounts() {
+    var runner = Runner(preset: .smoke, samples: 3) { _ in }
+    runner.run(
+      PerObserverScenario(calls: [.floor: (2, 2), .traitkit: (4, 0), .observation: (2, 3)])
+    )
+
+    #expect(
+      runner.failures == [
+        "SO Fake.perObserver observers=2 [traitkit]: observer 0 saw 4 callbacks in a sample, "
+          + "expected 2",
+        "SO Fake.perObserver observers=2 [observation]: observer 1 saw 3 callbacks in a sample, "
+          + "expected 2",
+        "SO Fake.perObserver observers=2 [observation]: saw 5 callbacks in a sample, expected 4",
+      ]
+    )
+    #expect(runner.results.allSatisfy { $0.callbacksPerOperation == 4 })
+  }
+
   @Test("correct counts record no failure; each contender gets every sample and a floor ratio")
   func correctCounts() throws {
     var labels: [String] = []

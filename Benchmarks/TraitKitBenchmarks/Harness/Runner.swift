@@ -27,8 +27,8 @@ struct PointResult {
   }
 }
 
-/// Runs scenarios: warm-up, then samples taken round-robin across contenders, every sample's
-/// callback count checked.
+/// Runs scenarios: warm-up, then samples taken round-robin across contenders, each round
+/// starting one contender further on, every sample's callback count checked.
 struct Runner {
   let preset: SizePreset
   let samples: Int
@@ -70,8 +70,13 @@ struct Runner {
       }
       var times = [[Double]](repeating: [], count: workloads.count)
       let clock = ContinuousClock()
-      for _ in 0..<samples {
-        for (index, workload) in workloads.enumerated() {
+      for round in 0..<samples {
+        // NB: each round starts one contender further on, so that no contender always runs
+        // first, or right after the same other one, whose leftovers in the caches and the heap
+        // it would always inherit.
+        for offset in workloads.indices {
+          let index = (round + offset) % workloads.count
+          let workload = workloads[index]
           var seen = 0
           let elapsed = clock.measure { seen = workload.run() }
           check(seen, workload, label)
