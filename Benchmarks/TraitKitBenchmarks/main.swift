@@ -66,20 +66,15 @@ if TraitGraph._internalChecksEnabled {
 }
 
 let scenarios: [any Scenario]
-let summaries: [String: String]
-switch options.command {
-case .run:
-  scenarios = allScenarios.filter { options.scenarios.isEmpty || options.scenarios.contains($0.id) }
-case .compare:
-  scenarios = allComparisons.filter {
-    options.scenarios.isEmpty || options.scenarios.contains($0.id.uppercased())
-  }
-}
-summaries = Dictionary(uniqueKeysWithValues: scenarios.map { ($0.id, $0.summary) })
-if scenarios.isEmpty {
-  printError("error: no scenario matches \(options.scenarios.sorted().joined(separator: ","))")
+do {
+  scenarios = try options.selectScenarios(
+    from: options.command == .run ? allScenarios : allComparisons
+  )
+} catch {
+  printError("error: \(error.message ?? "no scenario")")
   exit(2)
 }
+let summaries = Dictionary(uniqueKeysWithValues: scenarios.map { ($0.id, $0.summary) })
 
 let clock = ContinuousClock()
 let started = clock.now

@@ -20,11 +20,11 @@ struct OptionsTests {
   @Test("every option is read, scenario names in any case and repeated flags accumulating")
   func everyOption() throws {
     let options = try Options.parse([
-      "compare", "--scenario", "s1,S2", "--scenario", "theme", "--smoke", "--samples", "4",
+      "--scenario", "s1,S2", "--scenario", "theme", "--smoke", "--samples", "4",
       "--contender", "floor,traitkit", "--format", "json", "--output", "out.json", "--svg",
       "chart.svg",
     ])
-    #expect(options.command == .compare)
+    #expect(options.command == .run)
     #expect(options.scenarios == ["S1", "S2", "THEME"])
     #expect(options.preset == .smoke)
     #expect(options.samples == 4)
@@ -43,11 +43,40 @@ struct OptionsTests {
       (["--contender", "floor,combine"], "unknown contender 'combine'"),
       (["--output"], "--output needs a value"),
       (["--fast"], "unknown argument '--fast'"),
+      (
+        ["compare", "--svg", "chart.svg"],
+        "--svg charts the S1 fan-out of a run; compare has no fan-out to chart"
+      ),
     ]
   )
   func mistakes(arguments: [String], message: String) {
     let error = #expect(throws: UsageError.self) { try Options.parse(arguments) }
     #expect(error?.message == message)
+  }
+
+  @Test("--scenario selects the named scenarios in their order, in any case, or all when none")
+  func selection() throws {
+    let chosen = try Options.parse(["--scenario", "s9,S1"]).selectScenarios(from: allScenarios)
+    #expect(chosen.map(\.id) == ["S1", "S9"])
+    #expect(try Options.parse([]).selectScenarios(from: allScenarios).count == 10)
+    let workloads = try Options.parse(["compare", "--scenario", "Theme"])
+      .selectScenarios(from: allComparisons)
+    #expect(workloads.map(\.id) == ["theme"])
+  }
+
+  @Test("a scenario that does not exist is a usage error that names it, not silently dropped")
+  func unknownScenario() throws {
+    let options = try Options.parse(["--scenario", "S1,S99,s0"])
+    let error = #expect(throws: UsageError.self) {
+      try options.selectScenarios(from: allScenarios)
+    }
+    #expect(
+      error?.message
+        == "unknown scenario 'S0', 'S99' (choose from S1, S2, S3, S4, S5, S6, S7, S8, S9, S10)"
+    )
+    // A run's scenario is no `compare` workload.
+    let compare = try Options.parse(["compare", "--scenario", "S1"])
+    #expect(throws: UsageError.self) { try compare.selectScenarios(from: allComparisons) }
   }
 
   @Test("--help asks for the help text alone, with no error message")

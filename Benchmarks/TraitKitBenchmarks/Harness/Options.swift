@@ -35,7 +35,8 @@ struct Options {
                             observation, notificationcenter), e.g. for profiling.
       --format FORMAT       table (default), markdown, csv or json.
       --output FILE         Write the report to FILE instead of standard output.
-      --svg FILE            Also draw a log-log chart of ns per callback against observer count.
+      --svg FILE            Also draw a log-log chart of ns per callback against observer count
+                            (S1; not with `compare`).
       --help                Show this help.
     """
 
@@ -84,7 +85,25 @@ struct Options {
       default: throw UsageError("unknown argument '\(argument)'")
       }
     }
+    if options.command == .compare, options.svg != nil {
+      throw UsageError("--svg charts the S1 fan-out of a run; compare has no fan-out to chart")
+    }
     return options
+  }
+
+  /// The scenarios of `available` that `--scenario` names (all when it names none), in order.
+  ///
+  /// - Throws: a usage error naming each name that matches no scenario.
+  func selectScenarios(from available: [any Scenario]) throws(UsageError) -> [any Scenario] {
+    let ids = available.map { $0.id.uppercased() }
+    let unknown = scenarios.subtracting(ids).sorted()
+    guard unknown.isEmpty else {
+      let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+      throw UsageError(
+        "unknown scenario \(names) (choose from \(available.map(\.id).joined(separator: ", ")))"
+      )
+    }
+    return available.filter { scenarios.isEmpty || scenarios.contains($0.id.uppercased()) }
   }
 }
 
