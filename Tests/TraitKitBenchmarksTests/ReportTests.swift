@@ -45,8 +45,85 @@ private func sampleReport() -> Report {
   )
 }
 
+/// One `compare` workload: the floor, registrations and the legacy adapter, which wastes 30 of
+/// its 40 callbacks per change.
+private func comparisonReport() -> Report {
+  func result(
+    _ contender: Contender,
+    _ nanoseconds: [Double],
+    callbacks: Double,
+    wasted: Double
+  ) -> PointResult {
+    PointResult(
+      scenarioID: "theme",
+      scenarioName: "Migration.appTheme",
+      params: [("nodes", 597)],
+      contender: contender,
+      unit: "change",
+      nanoseconds: nanoseconds,
+      callbacksPerOperation: callbacks,
+      allocationsPerOperation: 0,
+      bytes: nil,
+      nodesVisitedPerOperation: nil,
+      ratioToFloor: nanoseconds[1] / 100,
+      wastedCallbacksPerOperation: wasted
+    )
+  }
+  return Report(
+    host: .fixture(samples: 3),
+    results: [
+      result(.floor, [90, 100, 110], callbacks: 10, wasted: 0),
+      result(.traitkit, [190, 200, 210], callbacks: 10, wasted: 0),
+      result(.traitkitLegacy, [700, 800, 900], callbacks: 40, wasted: 30),
+    ],
+    summaries: ["theme": "an app theme"],
+    notes: []
+  )
+}
+
 @Suite("traitkit-bench reports")
 struct ReportTests {
+  @Test("compare's JSON gives each result its wasted callbacks and its ratios to traitkit")
+  func comparisonJSON() throws {
+    let text = comparisonReport().render(.json)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    )
+    let results = try #require(object["results"] as? [[String: Any]])
+    let legacy = try #require(results.first { $0["contender"] as? String == "traitkit-legacy" })
+    #expect(legacy["wasted_callbacks"] as? Double == 30)
+    #expect(legacy["ratio_to_traitkit"] as? Double == 4)
+    #expect(legacy["callbacks_ratio_to_traitkit"] as? Double == 4)
+    let traitKit = try #require(results.first { $0["contender"] as? String == "traitkit" })
+    #expect(traitKit["wasted_callbacks"] as? Double == 0)
+  }
+
+  @Test("compare's CSV has the wasted callbacks and ratio columns; a run's has none")
+  func comparisonCSV() throws {
+    let lines = comparisonReport().render(.csv).split(separator: "\n").map(String.init)
+    let header = lines[0].split(separator: ",").map(String.init)
+    let wasted = try #require(header.firstIndex(of: "wasted_callbacks_per_op"))
+    let time = try #require(header.firstIndex(of: "ratio_to_traitkit"))
+    let callbacks = try #require(header.firstIndex(of: "callbacks_ratio_to_traitkit"))
+    let legacy = lines[3].split(separator: ",", omittingEmptySubsequences: false)
+    #expect(legacy.count == header.count)
+    #expect(Double(legacy[wasted]) == 30)
+    #expect(Double(legacy[time]) == 4)
+    #expect(Double(legacy[callbacks]) == 4)
+    #expect(!sampleReport().render(.csv).contains("wasted"))
+  }
+
+  @Test("compare's table and markdown end with legacy ÷ traitkit per workload, wasted included")
+  func comparisonTables() {
+    for format in [OutputFormat.table, .markdown] {
+      let text = comparisonReport().render(format)
+      #expect(text.contains("wasted/op"))
+      let summary = text.components(separatedBy: "traitkit-legacy ÷ traitkit").last ?? ""
+      let row = summary.split(separator: "\n").first { $0.contains("theme") } ?? ""
+      for cell in ["40", "30", "10", "800", "200", "4.00"] { #expect(row.contains(cell)) }
+    }
+  }
+
   @Test("JSON has the host and one object per scenario, contender and point, with the issue's keys")
   func json() throws {
     let text = sampleReport().render(.json)

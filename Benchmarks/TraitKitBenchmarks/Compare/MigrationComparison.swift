@@ -11,7 +11,8 @@ import TraitKit
 /// contender's nodes register for exactly the traits they use; the floor calls the same nodes
 /// as the registrations from closure arrays. The summary gives the callbacks per change, and
 /// the legacy callbacks wasted on nodes that use none of the changed traits, as the engine's
-/// `wastedLegacyCallbacks` counted them once at setup.
+/// `wastedLegacyCallbacks` counted them once at setup; the legacy contender's results carry
+/// them too (the others waste none).
 struct MigrationComparison: Scenario {
   /// The tree every comparison uses.
   static let app = AppShape()
@@ -22,6 +23,8 @@ struct MigrationComparison: Scenario {
   let summary: String
   private let cycle: [AppChange]
   private let effects: [AppChange.Effect]
+  /// The legacy callbacks delivered, and wasted, over one cycle, as the engine counts them.
+  private let legacyCounts: (delivered: Int, wasted: Int)
 
   init(_ workload: MigrationWorkload) {
     let app = Self.app
@@ -30,7 +33,14 @@ struct MigrationComparison: Scenario {
     name = workload.name
     cycle = workload.cycle(in: app)
     effects = app.simulate(cycle)
-    summary = Self.summarize(workload, app: app, cycle: cycle, effects: effects)
+    legacyCounts = Self.countLegacyCallbacks(app: app, cycle: cycle)
+    summary = Self.summarize(
+      workload,
+      app: app,
+      effects: effects,
+      period: cycle.count,
+      legacyCounts: legacyCounts
+    )
   }
 
   func points(_ preset: SizePreset) -> [[(String, Int)]] {
@@ -46,13 +56,14 @@ struct MigrationComparison: Scenario {
     func workload(
       _ contender: Contender,
       callbacksPerCycle: Int,
+      wastedPerCycle: Int = 0,
       _ makeRun: (_ changes: Int) -> (run: () -> Int, visited: () -> Int)
     ) -> Workload {
       let budget = preset.pick(smoke: 2_000, quick: 16_000, full: 80_000)
       let cycles = max(2, budget * (contender == .floor ? 4 : 1) / max(callbacksPerCycle, 1))
       let changes = cycles * cycle.count
       let run = makeRun(changes)
-      return Workload(
+      var workload = Workload(
         contender,
         unit: "change",
         units: changes,
@@ -61,13 +72,19 @@ struct MigrationComparison: Scenario {
         nodesVisited: run.visited,
         run: run.run
       )
+      workload.wastedCallbacks = cycles * wastedPerCycle
+      return workload
     }
     return [
       workload(.floor, callbacksPerCycle: registrationsPerCycle) { floorRun(app, $0) },
       workload(.traitkit, callbacksPerCycle: registrationsPerCycle) {
         traitKitRun(AppTree(app, observation: .registrations), $0)
       },
-      workload(.traitkitLegacy, callbacksPerCycle: legacyPerCycle) {
+      workload(
+        .traitkitLegacy,
+        callbacksPerCycle: legacyPerCycle,
+        wastedPerCycle: legacyCounts.wasted
+      ) {
         traitKitRun(AppTree(app, observation: .legacy), $0)
       },
     ]
@@ -127,14 +144,12 @@ struct MigrationComparison: Scenario {
 
   // MARK: - Summary
 
-  /// What changes, who uses it, and the callbacks per change; the legacy callbacks delivered
-  /// and wasted are the engine's own counts over one cycle.
-  private static func summarize(
-    _ workload: MigrationWorkload,
+  /// The legacy callbacks delivered, and wasted on nodes that use none of the changed traits,
+  /// over one cycle, as the engine's statistics count them.
+  private static func countLegacyCallbacks(
     app: AppShape,
-    cycle: [AppChange],
-    effects: [AppChange.Effect]
-  ) -> String {
+    cycle: [AppChange]
+  ) -> (delivered: Int, wasted: Int) {
     let tree = AppTree(app, observation: .legacy)
     var delivered = 0
     var wasted = 0
@@ -145,7 +160,19 @@ struct MigrationComparison: Scenario {
       wasted += tree.graph.statistics.lastPass.wastedLegacyCallbacks
     }
     _ = tree.counter.take()
-    let period = cycle.count
+    return (delivered, wasted)
+  }
+
+  /// What changes, who uses it, and the callbacks per change; the legacy callbacks delivered
+  /// and wasted are the engine's own counts over one cycle.
+  private static func summarize(
+    _ workload: MigrationWorkload,
+    app: AppShape,
+    effects: [AppChange.Effect],
+    period: Int,
+    legacyCounts: (delivered: Int, wasted: Int)
+  ) -> String {
+    let (delivered, wasted) = legacyCounts
     let legacy = effects.reduce(0) { $0 + $1.changedNodes }
     let registrations = effects.reduce(0) { $0 + $1.usingNodes }
     func perChange(_ total: Int) -> String {

@@ -48,12 +48,21 @@ struct Report {
         markdown
         ? "\n### \(first.paramsDescription) (ns per \(first.unit))\n\n"
         : "\n\(first.paramsDescription) — ns per \(first.unit)\n"
-      let headers = [
-        "Contender", "p0", "p25", "p50", "p75", "p90", "p99", "p100", "Samples", "cb/op",
-        "allocs/op", "visited/op", "bytes", "×floor",
-      ]
-      let rows = group.map { result in
+      let headers =
         [
+          "Contender", "p0", "p25", "p50", "p75", "p90", "p99", "p100", "Samples", "cb/op",
+          "allocs/op", "visited/op", "bytes", "×floor",
+        ] + (isComparison ? ["wasted/op", "×traitkit", "cb ×traitkit"] : [])
+      let rows = group.map { result in
+        let ratios = ratiosToTraitKit(result)
+        let comparison =
+          isComparison
+          ? [
+            result.wastedCallbacksPerOperation.map(format) ?? "–",
+            ratios.map { String(format: "%.2f", $0.time) } ?? "–",
+            ratios.map { String(format: "%.2f", $0.callbacks) } ?? "–",
+          ] : []
+        return [
           result.contender.rawValue,
           format(result.percentile(0)), format(result.percentile(25)),
           format(result.percentile(50)),
@@ -65,7 +74,7 @@ struct Report {
           result.nodesVisitedPerOperation.map(format) ?? "–",
           result.bytes.map { "\($0)" } ?? "–",
           result.ratioToFloor.map { String(format: "%.2f", $0) } ?? "–",
-        ]
+        ] + comparison
       }
       out += markdown ? markdownTable(headers, rows) : textTable(headers, rows)
     }
@@ -84,7 +93,57 @@ struct Report {
         }
     }
     out += markdown ? markdownTable(headers, rows) : textTable(headers, rows)
+    out += renderLegacyRatios(markdown: markdown)
     out += renderTargets(markdown: markdown)
+    return out
+  }
+
+  // MARK: - Migration comparisons
+
+  /// Whether these are `compare`'s results, which tell wasted callbacks apart.
+  private var isComparison: Bool {
+    results.contains { $0.wastedCallbacksPerOperation != nil }
+  }
+
+  /// The result's median time and callbacks per operation over traitkit's at the same point.
+  private func ratiosToTraitKit(_ result: PointResult) -> (time: Double, callbacks: Double)? {
+    guard
+      let traitKit = results.first(where: {
+        $0.contender == .traitkit && $0.scenarioID == result.scenarioID
+          && $0.paramsDescription == result.paramsDescription
+      }), traitKit.median > 0, traitKit.callbacksPerOperation > 0
+    else { return nil }
+    return (
+      result.median / traitKit.median, result.callbacksPerOperation / traitKit.callbacksPerOperation
+    )
+  }
+
+  /// For `compare`: per workload, the legacy and registration callbacks per change, the legacy
+  /// ones wasted, the time per change of each, and legacy ÷ traitkit in time and callbacks.
+  private func renderLegacyRatios(markdown: Bool) -> String {
+    guard isComparison else { return "" }
+    let title = "Legacy callbacks ÷ registrations (traitkit-legacy ÷ traitkit, per change)"
+    var out = markdown ? "\n## \(title)\n\n" : "\n\(String(repeating: "=", count: 100))\n\(title)\n"
+    let headers = [
+      "Workload", "Point", "legacy cb", "wasted cb", "traitkit cb", "legacy ns", "traitkit ns",
+      "time ×", "callbacks ×",
+    ]
+    let rows = results.filter { $0.contender == .traitkitLegacy }.compactMap {
+      legacy -> [String]? in
+      guard
+        let traitKit = results.first(where: {
+          $0.contender == .traitkit && $0.scenarioID == legacy.scenarioID
+            && $0.paramsDescription == legacy.paramsDescription
+        }), let ratios = ratiosToTraitKit(legacy)
+      else { return nil }
+      return [
+        legacy.scenarioID, legacy.paramsDescription, format(legacy.callbacksPerOperation),
+        legacy.wastedCallbacksPerOperation.map(format) ?? "–",
+        format(traitKit.callbacksPerOperation), format(legacy.median), format(traitKit.median),
+        String(format: "%.2f", ratios.time), String(format: "%.2f", ratios.callbacks),
+      ]
+    }
+    out += markdown ? markdownTable(headers, rows) : textTable(headers, rows, leftColumns: 2)
     return out
   }
 
@@ -160,7 +219,9 @@ struct Report {
   private func renderCSV() -> String {
     var out =
       "scenario,name,contender,params,unit,p0_ns,p25_ns,median_ns,p75_ns,p90_ns,p99_ns,p100_ns,"
-      + "samples,callbacks_per_op,allocs_per_op,nodes_visited_per_op,bytes,ratio_to_floor\n"
+      + "samples,callbacks_per_op,allocs_per_op,nodes_visited_per_op,bytes,ratio_to_floor"
+      + (isComparison
+        ? ",wasted_callbacks_per_op,ratio_to_traitkit,callbacks_ratio_to_traitkit\n" : "\n")
     for result in results {
       let fields: [String] = [
         result.scenarioID, result.scenarioName, result.contender.rawValue,
@@ -174,7 +235,14 @@ struct Report {
         result.bytes.map { String($0) } ?? "",
         result.ratioToFloor.map { String($0) } ?? "",
       ]
-      out += (fields + percentiles + rest).joined(separator: ",") + "\n"
+      let ratios = ratiosToTraitKit(result)
+      let comparison =
+        isComparison
+        ? [
+          result.wastedCallbacksPerOperation.map { String($0) } ?? "",
+          ratios.map { String($0.time) } ?? "", ratios.map { String($0.callbacks) } ?? "",
+        ] : []
+      out += (fields + percentiles + rest + comparison).joined(separator: ",") + "\n"
     }
     return out
   }
@@ -190,7 +258,7 @@ struct Report {
     let entries: [[String: Any]] = results.map { result in
       var params: [String: Int] = [:]
       for (key, value) in result.params { params[key] = value }
-      return [
+      var entry: [String: Any] = [
         "scenario": result.scenarioID,
         "name": result.scenarioName,
         "contender": result.contender.rawValue,
@@ -210,6 +278,13 @@ struct Report {
         "bytes": result.bytes.map { $0 as Any } ?? NSNull(),
         "ratio_to_floor": number(result.ratioToFloor),
       ]
+      if isComparison {
+        let ratios = ratiosToTraitKit(result)
+        entry["wasted_callbacks"] = number(result.wastedCallbacksPerOperation)
+        entry["ratio_to_traitkit"] = number(ratios?.time)
+        entry["callbacks_ratio_to_traitkit"] = number(ratios?.callbacks)
+      }
+      return entry
     }
     let verdicts: [[String: Any]] = targets.map { verdict in
       [

@@ -12,6 +12,8 @@ struct PointResult {
   let bytes: Int?
   let nodesVisitedPerOperation: Double?
   var ratioToFloor: Double?
+  /// Of `callbacksPerOperation`, those to observers that use none of what changed (`compare`).
+  var wastedCallbacksPerOperation: Double?
 
   var median: Double { percentile(50) }
 
@@ -94,7 +96,10 @@ struct Runner {
           callbacksPerOperation: Double(workload.expectedCallbacks) / Double(workload.operations),
           allocationsPerOperation: allocations[workload.contender],
           bytes: workload.bytes,
-          nodesVisitedPerOperation: nodesVisited[workload.contender]
+          nodesVisitedPerOperation: nodesVisited[workload.contender],
+          wastedCallbacksPerOperation: workload.wastedCallbacks.map {
+            Double($0) / Double(workload.operations)
+          }
         )
       }
       if let floor = pointResults.first(where: { $0.contender == .floor }) {

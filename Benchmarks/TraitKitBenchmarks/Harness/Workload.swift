@@ -35,6 +35,9 @@ struct Workload {
   var run: () -> Int
   /// A memory figure in bytes, where the scenario measures memory.
   var bytes: Int?
+  /// The callbacks of a sample that went to observers that use none of what changed, where the
+  /// scenario tells them apart (`compare`).
+  var wastedCallbacks: Int?
   /// Nodes visited per sample, where the contender can tell.
   var nodesVisited: (() -> Int)?
   /// Checks what a callback total cannot show, after every sample and outside its timed region:
