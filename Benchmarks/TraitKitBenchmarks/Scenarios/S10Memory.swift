@@ -56,7 +56,12 @@ struct S10Memory: Scenario {
       (measured, timed) = (setup.plan.count, setup.timedRegistrations)
     }
     let unit = ["node", "override", "registration"][phase.rawValue]
-    func workload(_ contender: Contender, bytes: Int, _ run: @escaping () -> Int) -> Workload {
+    func workload(
+      _ contender: Contender,
+      bytes: Int,
+      verify: (() -> (callbacks: Int, wrong: String?))? = nil,
+      _ run: @escaping () -> Int
+    ) -> Workload {
       Workload(
         contender,
         unit: unit,
@@ -64,13 +69,29 @@ struct S10Memory: Scenario {
         operations: timed,
         expectedCallbacks: 0,
         bytes: Int((Double(bytes) / Double(measured)).rounded()),
+        verify: verify,
         run: run
       )
     }
-    var workloads = [
-      workload(.floor, bytes: floorBytes(setup, phase), floorRun(setup, phase)),
-      workload(.traitkit, bytes: traitKitBytes(setup, phase), traitKitRun(setup, phase)),
-    ]
+    var workloads: [Workload]
+    if phase == .override {
+      let floor = floorOverrideRun(setup)
+      let traitKit = traitKitOverrideRun(setup)
+      workloads = [
+        workload(.floor, bytes: floorBytes(setup, phase), verify: floor.verify, floor.run),
+        workload(
+          .traitkit,
+          bytes: traitKitBytes(setup, phase),
+          verify: traitKit.verify,
+          traitKit.run
+        ),
+      ]
+    } else {
+      workloads = [
+        workload(.floor, bytes: floorBytes(setup, phase), floorRun(setup, phase)),
+        workload(.traitkit, bytes: traitKitBytes(setup, phase), traitKitRun(setup, phase)),
+      ]
+    }
     switch phase {
     case .node:
       workloads.append(
@@ -172,15 +193,7 @@ struct S10Memory: Scenario {
         return nodes.count - shape.count
       }
     case .override:
-      var nodes: [FloorMemoryNode] = []
-      buildFloor(shape, into: &nodes)
-      return { [nodes] in
-        for override in setup.overrides {
-          nodes[override.node].setOverride(override.trait, value: override.value)
-        }
-        for override in setup.overrides { nodes[override.node].removeOverride(override.trait) }
-        return nodes[0].resolved == FloorMemoryNode.defaults ? 0 : -1
-      }
+      return floorOverrideRun(setup).run
     case .registration:
       var nodes: [FloorMemoryNode] = []
       buildFloor(shape, into: &nodes)
@@ -195,6 +208,33 @@ struct S10Memory: Scenario {
         return counter.take()
       }
     }
+  }
+
+  /// The floor's override sample: sets every override, then removes them all.
+  ///
+  /// The sample checks the last override's value while set (one read); `verify` checks, untimed,
+  /// that every node is back to no overrides and the default table.
+  private func floorOverrideRun(
+    _ setup: Setup
+  ) -> (run: () -> Int, verify: () -> (callbacks: Int, wrong: String?)) {
+    var nodes: [FloorMemoryNode] = []
+    buildFloor(setup.shape, into: &nodes)
+    let last = setup.overrides[setup.overrides.count - 1]
+    let run = { [nodes] in
+      for override in setup.overrides {
+        nodes[override.node].setOverride(override.trait, value: override.value)
+      }
+      let set = nodes[last.node].resolved[last.trait] == last.value
+      for override in setup.overrides { nodes[override.node].removeOverride(override.trait) }
+      return set ? 0 : 1
+    }
+    let verify = { [nodes] in
+      let restored = nodes.allSatisfy {
+        $0.overrides.isEmpty && $0.resolved == FloorMemoryNode.defaults
+      }
+      return (0, restored ? nil : "a node kept an override or a value after its removal")
+    }
+    return (run, verify)
   }
 
   // MARK: - TraitKit
@@ -251,21 +291,7 @@ struct S10Memory: Scenario {
         return graph.statistics.liveNodes - shape.count
       }
     case .override:
-      var nodes: [TraitNode] = []
-      let graph = buildTraitKit(shape, into: &nodes)
-      let traits = BenchTraits.all
-      return { [nodes] in
-        for override in setup.overrides {
-          BenchTraits.write[override.trait](&nodes[override.node].traitOverrides, override.value)
-        }
-        for node in nodes { _ = node.traitCollection }
-        for override in setup.overrides {
-          nodes[override.node].traitOverrides.remove(traits[override.trait])
-        }
-        for node in nodes { _ = node.traitCollection }
-        withExtendedLifetime(graph) {}
-        return 0
-      }
+      return traitKitOverrideRun(setup).run
     case .registration:
       var nodes: [TraitNode] = []
       let graph = buildTraitKit(shape, into: &nodes)
@@ -288,6 +314,39 @@ struct S10Memory: Scenario {
         return counter.take() + graph.statistics.liveRegistrations
       }
     }
+  }
+
+  /// TraitKit's override sample: sets every override and resolves every collection, then
+  /// removes them all and resolves again.
+  ///
+  /// The sample checks the last override's value while set (one read); `verify` checks, untimed,
+  /// that every node's collection is back to the one it had before the sample.
+  private func traitKitOverrideRun(
+    _ setup: Setup
+  ) -> (run: () -> Int, verify: () -> (callbacks: Int, wrong: String?)) {
+    var nodes: [TraitNode] = []
+    let graph = buildTraitKit(setup.shape, into: &nodes)
+    let traits = BenchTraits.all
+    let baseline = nodes.map(\.traitCollection)
+    let last = setup.overrides[setup.overrides.count - 1]
+    let run = { [nodes] in
+      for override in setup.overrides {
+        BenchTraits.write[override.trait](&nodes[override.node].traitOverrides, override.value)
+      }
+      for node in nodes { _ = node.traitCollection }
+      let set = BenchTraits.read[last.trait](nodes[last.node].traitCollection) == last.value
+      for override in setup.overrides {
+        nodes[override.node].traitOverrides.remove(traits[override.trait])
+      }
+      for node in nodes { _ = node.traitCollection }
+      withExtendedLifetime(graph) {}
+      return set ? 0 : 1
+    }
+    let verify = { [nodes] in
+      let restored = zip(nodes, baseline).allSatisfy { $0.traitCollection == $1 }
+      return (0, restored ? nil : "a node's collection differs from before the sample")
+    }
+    return (run, verify)
   }
 
   // MARK: - Observation
