@@ -51,6 +51,9 @@ struct _NodeObservers {
   private static let compactionFloor: Int32 = 32
   /// The capacity of a new table.
   private static let initialCapacity: Int32 = 4
+  /// The fewest users of a baseline that a delivery moves at once rather than one by one: below
+  /// it, looking for them costs more than it saves (traitkit-bench S5).
+  static let minimumRunLength = 8
   /// The most entries a table holds: an entry numbers its snapshot slot in 28 bits, and a table
   /// has at most two slots more than entries.
   private static let maximumCapacity: Int32 = 1 << 27
@@ -415,6 +418,73 @@ struct _NodeObservers {
     return old
   }
 
+  // MARK: - Runs
+
+  // NB: a delivery that finds every user of a baseline about to see the same change moves them
+  // all at once: the slot takes the new collection in place, and each user is then called with
+  // the old one, rather than moved entry by entry, which costs a use count on each slot and a
+  // write of the entry per callback (traitkit-bench S1). The run lives in the header, so that a
+  // delivery nested in one of its callbacks (the node moved to another graph whose pass runs)
+  // or a change of the node's collection ends it first, giving the users not called yet their
+  // old baseline back.
+
+  /// Whether the live registrations at `position` and after it, before `end`, that use snapshot
+  /// `slot` are all of its users — at least `minimumRunLength` — each a registration (not a
+  /// legacy callback) observing exactly the traits `summary` stands for: they then see the same
+  /// change.
+  func isRun(of slot: Int32, from position: Int, end: Int, summary: UInt64) -> Bool {
+    var remaining = Int(withSnapshot(slot) { $0.uses })
+    guard remaining >= Self.minimumRunLength else { return false }
+    for index in position..<end where entries[index].isLive(using: slot) {
+      guard entries[index].isExactRegistration(observing: summary) else { return false }
+      remaining -= 1
+      if remaining == 0 { return true }
+    }
+    return false
+  }
+
+  /// Starts a run of the users of snapshot `slot` from `position` up to `end`.
+  ///
+  /// The slot takes `storage` in place, and the run keeps the slot's collection as their
+  /// baseline until each is called. Returns that collection, for the caller to keep alive until
+  /// the pass ends.
+  ///
+  /// - Precondition: ``isRun(of:from:end:summary:)``, and no run is active.
+  func beginRun(
+    of slot: Int32,
+    from position: Int,
+    end: Int,
+    to storage: _Storage
+  )
+    -> Unmanaged<_Storage>
+  {
+    let previous = baselineReference(slot)
+    withSnapshot(slot) { $0.storage = Unmanaged.passRetained(storage) }
+    self.snapshotFills &+= 1
+    self.runSlot = slot
+    self.runNext = Int32(position)
+    self.runEnd = Int32(end)
+    self.runBaseline = previous
+    return previous
+  }
+
+  /// Ends the active run, if any: its users not called yet move to a snapshot that holds the
+  /// run's baseline, which they have not heard from.
+  func endRun(recyclingInto graph: TraitGraph) {
+    guard self.runSlot >= 0, let baseline = self.runBaseline else { return }
+    let slot = self.runSlot
+    self.runSlot = -1
+    self.runBaseline = nil
+    var target: Int32 = -1
+    for position in Int(self.runNext)..<Int(self.runEnd)
+    where entries[position].isLive && entries[position].snapshot == slot {
+      if target < 0 { target = baseline._withUnsafeGuaranteedRef { snapshot(for: $0) } }
+      use(target)
+      release(slot, recyclingInto: graph)
+      move(position, to: target)
+    }
+  }
+
   /// Calls `body` with snapshot `slot`.
   ///
   /// - Precondition: `slot` is 0 or names a slot in `snapshots`.
@@ -514,6 +584,14 @@ struct _TableHeader {
   var allocationOffset: Int32
   /// The numberings the table retired when its numbers ran out (retained); nil until then.
   var renumberings: Unmanaged<_Renumberings>?
+  /// The snapshot slot of the active run, or -1 (see `_NodeObservers.isRun`).
+  var runSlot: Int32 = -1
+  /// The first position of the run whose user has not been called yet.
+  var runNext: Int32 = 0
+  /// The end of the run's positions.
+  var runEnd: Int32 = 0
+  /// The baseline of the run's users not called yet, unretained: the running pass keeps it.
+  var runBaseline: Unmanaged<_Storage>?
 
   init(capacity: Int32, allocationOffset: Int32, serial: UInt64) {
     self.capacity = capacity
@@ -628,6 +706,18 @@ struct _Registration {
   @inline(__always) var snapshot: Int32 {
     get { Int32(bitPattern: state & Self.snapshotMask) }
     set { state = state & ~Self.snapshotMask | UInt32(bitPattern: newValue) & Self.snapshotMask }
+  }
+
+  /// Whether the entry is live and its baseline is snapshot `slot`.
+  @inline(__always) func isLive(using slot: Int32) -> Bool {
+    state & (Self.isLiveFlag | Self.snapshotMask) == Self.isLiveFlag | UInt32(bitPattern: slot)
+  }
+
+  /// Whether the entry is a registration (not a legacy callback) that observes exactly the
+  /// traits `summary` stands for.
+  @inline(__always) func isExactRegistration(observing summary: UInt64) -> Bool {
+    state & (Self.filterIsExactFlag | Self.observesAllTraitsFlag) == Self.filterIsExactFlag
+      && self.summary == summary
   }
 
   @inline(__always) private mutating func setFlag(_ flag: UInt32, _ isSet: Bool) {

@@ -1,0 +1,163 @@
+import Testing
+import TraitKit
+
+// When every registration that shares a baseline observes the same traits, a delivery moves
+// them to the new collection all at once and calls each with the old one (a run). These tests
+// hold the run to what moving them one by one gives: each is called once per round, in the
+// order they were made, with the collection it last heard of; a handler that changes the node's
+// collection again, cancels a later registration, or delivers another graph's pass to the node
+// in the middle of the run, changes nothing about that.
+
+@Suite("Delivering to registrations that share a baseline")
+struct DeliveryRunTests {
+  /// A node under a graph's root with `count` registrations for the size class, each logging
+  /// its name, the previous size class and the current one; the handler of `name` also runs
+  /// `action`.
+  private static func sizeClassNode(
+    _ count: Int,
+    log: GTLog,
+    actions: [String: (GTNode) -> Void] = [:]
+  ) -> (graph: TraitGraph, node: GTNode, tokens: [TraitChangeRegistration]) {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    let tokens = (0..<count).map { index in
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, previous: TraitCollection) in
+        log.append(
+          "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+        )
+        actions["r\(index)"]?(node)
+      }
+    }
+    return (graph, node, tokens)
+  }
+
+  @Test("registrations that share a baseline and traits are each called once, with it")
+  func eachUserCalledOnceWithTheSharedBaseline() {
+    let log = GTLog()
+    let (graph, _, _) = Self.sizeClassNode(12, log: log)
+
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
+
+    let first = (0..<12).map { "r\($0) unspecified→compact" }
+    let second = (0..<12).map { "r\($0) compact→regular" }
+    #expect(log.entries == first + second)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 12)
+  }
+
+  @Test("a handler that undoes the change spares the later registrations of the same baseline")
+  func undoInTheMiddleOfARun() {
+    let log = GTLog()
+    let (graph, _, _) = Self.sizeClassNode(
+      12,
+      log: log,
+      actions: [
+        "r2": { node in node.traitParent?.traitOverrides.horizontalSizeClass = .unspecified }
+      ]
+    )
+
+    gtChangeSizeClass(graph, to: .compact)
+
+    // r0…r2 heard of compact and hear of its undoing in the next round; r3…r11 never saw it.
+    let heard = (0...2).map { "r\($0) unspecified→compact" }
+    let undone = (0...2).map { "r\($0) compact→unspecified" }
+    #expect(log.entries == heard + undone)
+    #expect(graph.statistics.lastPass.rounds == 2)
+  }
+
+  @Test("a handler that changes the value again gives the later registrations their own baseline")
+  func changeInTheMiddleOfARun() {
+    let log = GTLog()
+    let (graph, _, _) = Self.sizeClassNode(
+      12,
+      log: log,
+      actions: ["r4": { node in node.traitParent?.traitOverrides.horizontalSizeClass = .regular }]
+    )
+
+    gtChangeSizeClass(graph, to: .compact)
+
+    let heard = (0...4).map { "r\($0) unspecified→compact" }
+    let later = (5..<12).map { "r\($0) unspecified→regular" }
+    let again = (0...4).map { "r\($0) compact→regular" }
+    #expect(log.entries == heard + later + again)
+  }
+
+  @Test("a handler that cancels a later registration of the run stops its call")
+  func cancelInTheMiddleOfARun() {
+    let log = GTLog()
+    var tokens: [TraitChangeRegistration] = []
+    let (graph, _, made) = Self.sizeClassNode(
+      12,
+      log: log,
+      actions: ["r1": { node in node.unregisterForTraitChanges(tokens[7]) }]
+    )
+    tokens = made
+
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
+
+    let first = (0..<12).filter { $0 != 7 }.map { "r\($0) unspecified→compact" }
+    let second = (0..<12).filter { $0 != 7 }.map { "r\($0) compact→regular" }
+    #expect(log.entries == first + second)
+    #expect(graph.statistics.liveRegistrations == 11)
+  }
+
+  @Test("registrations of other baselines or traits between them keep their order and baselines")
+  func interleavedRegistrations() {
+    let log = GTLog()
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    for index in 0..<16 {
+      if index % 5 == 2 {
+        node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+          (_: GTNode, previous: TraitCollection) in
+          log.append("s\(index) \(previous.userInterfaceStyle)")
+        }
+      } else {
+        node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+          (_: GTNode, previous: TraitCollection) in
+          log.append("r\(index) \(previous.horizontalSizeClass)")
+        }
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+    gtChangeSizeClass(graph, to: .regular)
+
+    let first = (0..<16).map { $0 % 5 == 2 ? "s\($0) unspecified" : "r\($0) unspecified" }
+    let second = (0..<16).filter { $0 % 5 != 2 }.map { "r\($0) compact" }
+    #expect(log.entries == first + second)
+  }
+
+  @Test("another graph's pass that a handler runs on the node delivers to the rest of the run")
+  func nestedPassOfAnotherGraph() {
+    let log = GTLog()
+    let other = TraitGraph(
+      baseTraits: TraitCollection { $0.horizontalSizeClass = .regular }
+    )
+    let (graph, _, _) = Self.sizeClassNode(
+      10,
+      log: log,
+      actions: [
+        "r1": { node in
+          other.root.addTraitChild(node)
+          other.updateTraitsIfNeeded()
+        }
+      ]
+    )
+
+    gtChangeSizeClass(graph, to: .compact)
+
+    // The nested pass tells r0 and r1 of the move from compact, and r2…r9, which never heard of
+    // compact, of the move from their own baseline; the outer pass then has nobody left to call.
+    let outer = (0...1).map { "r\($0) unspecified→compact" }
+    let nested =
+      (0...1).map { "r\($0) compact→regular" } + (2..<10).map { "r\($0) unspecified→regular" }
+    #expect(log.entries == outer + nested)
+  }
+}
