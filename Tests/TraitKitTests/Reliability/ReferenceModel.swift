@@ -7,6 +7,12 @@
 // in the order they were made, whether one of its traits differs between its baseline and the
 // node's collection at that moment. It has no dirty flags, no filters and no caches, so what it
 // predicts follows from the rules alone.
+//
+// Handlers may change the tree during a round. The round's walk then goes on over the tree as it
+// is: from each node on its path it takes the first child it has not visited in this round, so a
+// node moved to where the walk has not been yet is visited in this round, and a node it visited
+// already, wherever it is moved, only in the next (R5). A node outside the pass's graph hears of
+// nothing (R10), even on the walk's path.
 
 // MARK: - Operations
 
@@ -112,6 +118,12 @@ enum RMEffect: Sendable, Hashable, CustomStringConvertible {
   case updateGraph(Int)
   /// Runs a subtree's pass, likewise.
   case updateSubtree(Int)
+  /// Moves node `node` under `parent`, after its children; skipped when that would make a
+  /// cycle, move a root, or move a node from one graph's tree into another tree (a detached
+  /// node may go anywhere).
+  case move(node: Int, to: Int)
+  /// Detaches node `node` from its parent (`removeFromTraitParent`).
+  case detach(node: Int)
 
   var description: String {
     switch self {
@@ -123,6 +135,8 @@ enum RMEffect: Sendable, Hashable, CustomStringConvertible {
     case .setBase(let graph, let trait, let value): "set base of g\(graph) \(trait)=\(value)"
     case .updateGraph(let graph): "update g\(graph)"
     case .updateSubtree(let id): "update subtree n\(id)"
+    case .move(let node, let parent): "move n\(node) under n\(parent)"
+    case .detach(let node): "detach n\(node)"
     }
   }
 
@@ -131,6 +145,12 @@ enum RMEffect: Sendable, Hashable, CustomStringConvertible {
   static func writtenValue(_ value: Int, of trait: RMTraitID, use: Int) -> Int {
     trait == .stamp ? value * 16 + use : value
   }
+}
+
+/// One run of a handler's effect: the registration whose handler ran it, and the run (from 0).
+struct RMEffectRun: Sendable, Hashable {
+  let registration: Int
+  let use: Int
 }
 
 /// One step of a differential sequence.
@@ -186,7 +206,8 @@ enum RMOperation: Sendable, Hashable, CustomStringConvertible {
 
 /// One delivered callback, reduced to what the contract fixes.
 ///
-/// Values are those of the registration's own traits (in ``RMTraitID`` order), because R5 leaves
+/// `round` is the round of the running pass of the node's graph (R5: a registration is called
+/// at most once per round, and a change is delivered in the round the contract names). Values are those of the registration's own traits (in ``RMTraitID`` order), because R5 leaves
 /// the other traits of `previousTraitCollection` unspecified; `previous` is nil for the forms
 /// that do not receive it.
 struct RMCallback: Sendable, Hashable, CustomStringConvertible {
@@ -196,9 +217,10 @@ struct RMCallback: Sendable, Hashable, CustomStringConvertible {
   let target: RMTargetRef?
   let previous: [Int]?
   let current: [Int]
+  let round: Int
 
   var description: String {
-    var text = "r\(registration)@n\(node)"
+    var text = "r\(registration)@n\(node)#\(round)"
     if let target { text += " on \(target)" }
     text += " \(previous.map { "\($0)" } ?? "-")→\(current)"
     return text
@@ -251,6 +273,31 @@ struct RMReferenceModel {
   private var heldTargets: [RMTargetRef?] = []
   /// Object targets dropped while held.
   private var doomedTargets: Set<Int> = []
+  /// The rounds running, outermost first (nested passes of other graphs stack them).
+  private var walks: [Walk] = []
+  /// The handler tree changes (moves and detachments) that the step being applied made; the
+  /// others it skipped, because they were invalid or trigger a known bug the model avoids.
+  ///
+  /// NB: the engine driver makes exactly these: whether a tree change triggers a known bug
+  /// depends on where the round's walk is, which only the model knows.
+  private(set) var appliedTreeChanges: Set<RMEffectRun> = []
+
+  /// Where one running round of a pass is.
+  struct Walk {
+    let graph: Int
+    /// The round's number in its pass, from 1.
+    let round: Int
+    /// The nodes the round visited (every node of the tree it went through: the model has no
+    /// dirty flags).
+    var visited: Set<Int> = []
+    /// The nodes the round surely entered in any engine: those where it called a registration,
+    /// and the path that led there.
+    var entered: Set<Int> = []
+    /// The nodes whose children the walk is going through, outermost first.
+    var path: [Int] = []
+    /// The node whose registrations are being asked, if any.
+    var current: Int?
+  }
 
   /// A model of `graphs` graphs, whose roots are nodes 0..<graphs.
   init(graphs: Int, avoiding bugs: RMKnownBugs = []) {
@@ -315,6 +362,25 @@ struct RMReferenceModel {
     id >= 0 && id < registrations.count ? registrations[id] : nil
   }
 
+  /// The number of live registrations on `node`.
+  func registrationCount(of node: Int) -> Int { registrationIDs(of: node).count }
+
+  /// The live registrations on `node`, in the order they were made.
+  func registrationIDs(of node: Int) -> [Int] { state(of: node)?.registrations ?? [] }
+
+  /// The nodes of the tree that holds `node`, in pre-order from its root.
+  func preorder(ofTreeOf node: Int) -> [Int] {
+    var top = node
+    while let parent = state(of: top)?.parent { top = parent }
+    var order: [Int] = []
+    var stack = [top]
+    while let id = stack.popLast() {
+      order.append(id)
+      stack.append(contentsOf: (state(of: id)?.children ?? []).reversed())
+    }
+    return order
+  }
+
   /// What `graph.statistics` must report: the nodes of its tree and their registrations.
   func statistics(of graph: Int) -> (nodes: Int, registrations: Int) {
     var nodeCount = 0
@@ -342,6 +408,7 @@ struct RMReferenceModel {
   /// Applies `operation` and returns the callbacks it delivers, in order.
   mutating func apply(_ operation: RMOperation) -> [RMCallback] {
     log = []
+    appliedTreeChanges = []
     switch operation {
     case .addNode(let id, let parent):
       guard id >= nodes.count || nodes[id] == nil else { break }
@@ -469,30 +536,48 @@ struct RMReferenceModel {
     while true {
       rounds += 1
       precondition(rounds < 100, "the model's pass did not converge; the generator must bound it")
-      var called = false
-      for node in preorder(from: start) {
-        // The registrations made before the node's turn; each is asked at its own turn.
-        for id in nodes[node]?.registrations ?? [] {
-          if deliver(id, at: node) { called = true }
-        }
-      }
-      if !called { break }
+      if !walkRound(from: start, graph: graph, round: rounds) { break }
     }
   }
 
-  private func preorder(from start: Int) -> [Int] {
-    var order: [Int] = []
-    var stack = [start]
-    while let id = stack.popLast() {
-      order.append(id)
-      stack.append(contentsOf: (nodes[id]?.children ?? []).reversed())
+  /// One round: a pre-order walk of `start`'s subtree as handlers leave it, which visits each
+  /// node at most once; returns whether it called anything.
+  private mutating func walkRound(from start: Int, graph: Int, round: Int) -> Bool {
+    walks.append(Walk(graph: graph, round: round))
+    defer { walks.removeLast() }
+    let walk = walks.count - 1
+    var called = visit(start, in: walk)
+    walks[walk].path = [start]
+    while let top = walks[walk].path.last {
+      let visited = walks[walk].visited
+      guard let child = nodes[top]?.children.first(where: { !visited.contains($0) }) else {
+        walks[walk].path.removeLast()
+        continue
+      }
+      if visit(child, in: walk) { called = true }
+      walks[walk].path.append(child)
     }
-    return order
+    return called
+  }
+
+  /// Asks the node's registrations, those made before its turn, each at its own turn; returns
+  /// whether one was called.
+  private mutating func visit(_ node: Int, in walk: Int) -> Bool {
+    walks[walk].visited.insert(node)
+    walks[walk].current = node
+    defer { walks[walk].current = nil }
+    var called = false
+    for id in nodes[node]?.registrations ?? [] {
+      // R10: a node a handler detached (or moved into another graph) hears of nothing.
+      guard self.graph(of: node) == walks[walk].graph else { continue }
+      if deliver(id, at: node, in: walk) { called = true }
+    }
+    return called
   }
 
   /// Calls registration `id` if one of its traits differs from its baseline; returns whether
   /// it was called.
-  private mutating func deliver(_ id: Int, at node: Int) -> Bool {
+  private mutating func deliver(_ id: Int, at node: Int, in walk: Int) -> Bool {
     // Unregistered (or purged) before its turn: not called (R8).
     guard let registration = registration(id) else { return false }
     let current = collection(of: node)
@@ -513,16 +598,22 @@ struct RMReferenceModel {
         target: registration.spec.form.target,
         previous: registration.spec.form.receivesPrevious
           ? registration.traits.map { registration.baseline[$0.rawValue] } : nil,
-        current: registration.traits.map { current[$0.rawValue] }
+        current: registration.traits.map { current[$0.rawValue] },
+        round: walks[walk].round
       )
     )
     registrations[id]?.baseline = current
+    walks[walk].entered.formUnion(walks[walk].path)
+    walks[walk].entered.insert(node)
     if let reaction = registration.spec.reaction, registration.usesLeft > 0 {
       registrations[id]?.usesLeft -= 1
       let target = registration.spec.form.target
       callers.append(node)
       heldTargets.append(target)
-      perform(reaction.effect, use: reaction.uses - registration.usesLeft)
+      perform(
+        reaction.effect,
+        run: RMEffectRun(registration: id, use: reaction.uses - registration.usesLeft)
+      )
       callers.removeLast()
       heldTargets.removeLast()
       if case .object(let id) = target, doomedTargets.contains(id), !heldTargets.contains(target) {
@@ -542,7 +633,8 @@ struct RMReferenceModel {
     }
   }
 
-  private mutating func perform(_ effect: RMEffect, use: Int) {
+  private mutating func perform(_ effect: RMEffect, run: RMEffectRun) {
+    let use = run.use
     switch effect {
     case .setOverride(let node, let trait, let value):
       guard !skipsChange(at: node) else { return }
@@ -567,6 +659,75 @@ struct RMReferenceModel {
       if graph < liveGraphs.count, liveGraphs[graph] { update(from: graph) }
     case .updateSubtree(let id):
       if exists(id) { update(from: id) }
+    case .move(let id, let parent):
+      guard canMove(id, to: parent), !avoidsMove(id, to: parent) else { return }
+      appliedTreeChanges.insert(run)
+      // Already its parent's last child: `addTraitChild` changes nothing.
+      guard nodes[parent]?.children.last != id else { return }
+      detach(id)
+      attach(id, to: parent)
+    case .detach(let id):
+      guard exists(id), !isRoot(id), nodes[id]?.parent != nil, !avoidsDetaching(id) else {
+        return
+      }
+      appliedTreeChanges.insert(run)
+      detach(id)
     }
+  }
+
+  // MARK: Tree changes by handlers
+
+  /// Whether a handler may move `id` under `parent`: both alive, no root moved, no cycle, and
+  /// no move out of one graph's tree into another tree.
+  func canMove(_ id: Int, to parent: Int) -> Bool {
+    guard exists(id), exists(parent), !isRoot(id), !isAncestor(id, ofOrSelf: parent) else {
+      return false
+    }
+    let from = graph(of: id)
+    return from == nil || from == graph(of: parent)
+  }
+
+  /// Whether the move of `id` under `parent` is skipped because it triggers a known bug (see
+  /// ``RMKnownBugs``).
+  private func avoidsMove(_ id: Int, to parent: Int) -> Bool {
+    guard avoidedBugs.contains(.passedNodesCalledInTheSameRound) else { return false }
+    if nodes[parent]?.children.last == id { return false }
+    if changesChildrenOnAWalkPath(of: [nodes[id]?.parent, parent]) { return true }
+    // A subtree with a node the round passed without entering, moved where the walk will go.
+    guard let target = graph(of: parent), let walk = walks.lastIndex(where: { $0.graph == target })
+    else { return false }
+    let state = walks[walk]
+    guard !state.visited.contains(parent) || state.current == parent else { return false }
+    return subtree(of: id).contains { state.visited.contains($0) && !state.entered.contains($0) }
+  }
+
+  /// Whether the detachment of `id` is skipped because it triggers a known bug.
+  private func avoidsDetaching(_ id: Int) -> Bool {
+    if avoidedBugs.contains(.passedNodesCalledInTheSameRound),
+      changesChildrenOnAWalkPath(of: [nodes[id]?.parent])
+    {
+      return true
+    }
+    guard avoidedBugs.contains(.detachedNodesHearDuringThePass) else { return false }
+    return walks.contains { walk in
+      (walk.path + [walk.current].compactMap { $0 }).contains { isAncestor(id, ofOrSelf: $0) }
+    }
+  }
+
+  /// Whether one of `parents` is on the path of a running walk (the node being visited is not:
+  /// the walk goes through its children only after its registrations).
+  private func changesChildrenOnAWalkPath(of parents: [Int?]) -> Bool {
+    walks.contains { walk in parents.contains { $0.map(walk.path.contains) ?? false } }
+  }
+
+  /// `id` and its descendants.
+  private func subtree(of id: Int) -> [Int] {
+    var result: [Int] = []
+    var stack = [id]
+    while let node = stack.popLast() {
+      result.append(node)
+      stack.append(contentsOf: nodes[node]?.children ?? [])
+    }
+    return result
   }
 }
