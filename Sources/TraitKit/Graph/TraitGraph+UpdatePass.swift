@@ -187,6 +187,7 @@ extension TraitGraph {
   /// reference counting; see `_WalkFrame` for why they stay alive.
   private func _walk(from start: TraitNode, inherited: _TraitFilter) {
     let round = TraitGraph._nextRoundNumber.wrappingAdd(1, ordering: .relaxed).newValue
+    let graph = Unmanaged.passUnretained(self).toOpaque()
     _walkStack.removeAll()
     let startPending = (inherited & ~start._shield) | start._pending
     start._pending = .none
@@ -237,6 +238,9 @@ extension TraitGraph {
               if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
               return nil
             }
+            // A node a handler detached (the walk was in its subtree), or moved to another
+            // graph, hears of nothing from this pass (R10).
+            guard child._graphRef?.toOpaque() == graph else { return nil }
             let visitPending = reaching | child._pending
             child._pending = .none
             child._hasPendingBelow = false
@@ -391,7 +395,11 @@ extension TraitGraph {
       next += 1
       if _epoch != epoch {
         // A handler changed values or the tree: see the node's collection as it is now, and
-        // deliver the traits it changed here to the later registrations too.
+        // deliver the traits it changed here to the later registrations too. A node a handler
+        // detached, or moved to another graph, hears of nothing more from this pass (R10).
+        guard node._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() else {
+          return
+        }
         epoch = _epoch
         pending |= node._pending | (_visitWidening & ~node._shield)
         let fresh = node._resolvedStorage()

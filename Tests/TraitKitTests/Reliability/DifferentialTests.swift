@@ -1004,13 +1004,13 @@ struct ReferenceModelTests {
 /// default run steers around) wrap their expectations in `withKnownIssue`.
 @Suite("Engine bugs found by the differential test")
 struct DifferentialRegressionTests {
-  // MARK: Open: nodes a handler detaches hear of changes in the same pass
+  // MARK: Fixed: nodes a handler detached heard of changes in the same pass
 
   @Test("a node that a handler detaches during the pass hears of nothing in that pass")
   func detachedDuringThePass() {
     // R10. Found by the differential test once handlers could detach nodes. X's handler detaches
-    // its parent P, with X's later sibling Y; X's second registration and Y's are then called,
-    // detached: the walk goes on through the subtree it was in.
+    // its parent P, with X's later sibling Y; X's second registration and Y's were then called,
+    // detached: the walk went on through the subtree it was in.
     let graph = TraitGraph()
     let parent = TraitNode()
     let node = TraitNode()
@@ -1038,9 +1038,7 @@ struct DifferentialRegressionTests {
 
     graph.updateTraitsIfNeeded()
 
-    withKnownIssue("RMKnownBugs.detachedNodesHearDuringThePass") {
-      #expect(log == ["X"])
-    }
+    #expect(log == ["X"])
   }
 
   // MARK: Open: a node the round passed clean is called in the same round

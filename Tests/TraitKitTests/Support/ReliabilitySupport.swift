@@ -264,9 +264,9 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   /// Avoided by skipping, on both sides, the base-trait changes of handlers.
   static let baseChangesInSubtreePasses = RMKnownBugs(rawValue: 1 << 2)
 
-  /// Open: a node that a handler detaches while the walk is in it (the node being visited, an
-  /// ancestor of it, or a subtree pass's start) still hears of changes in that pass: the walk
-  /// goes on through the detached subtree and calls its registrations (R10).
+  /// Fixed: a node that a handler detached while the walk was in it (the node being visited, an
+  /// ancestor of it, or a subtree pass's start) still heard of changes in that pass: the walk
+  /// went on through the detached subtree and called its registrations (R10).
   ///
   /// Avoided by skipping, on both sides, the handler detachments of a node that a running walk
   /// is in.
@@ -297,9 +297,7 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   ]
 
   /// The bugs still open, which the default run steers around.
-  static let open: RMKnownBugs = [
-    .detachedNodesHearDuringThePass, .passedNodesCalledInTheSameRound,
-  ]
+  static let open: RMKnownBugs = [.passedNodesCalledInTheSameRound]
 
   static let all = RMKnownBugs(named.map(\.bug))
 
