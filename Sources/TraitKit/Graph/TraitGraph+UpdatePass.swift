@@ -151,6 +151,7 @@ extension TraitGraph {
       _CurrentCell.active = enclosingCell
       _currentCell.storage = nil
       _changeCache.clear()
+      _adaptSpareLimit()
       var released = _recycleCandidatesAfterPass(enclosing: enclosingCell?.graph)
       _isUpdating = false
       if !_graveyard.isEmpty {

@@ -90,6 +90,12 @@ public final class TraitGraph {
   /// never one that a running pass compared (`_ChangeCache`) or handed to a callback unretained
   /// (`_deliver`'s `previous`).
   @exclusivity(unchecked) var _spareStorages: ContiguousArray<_Storage> = []
+  /// How many spares the graph keeps: as many as the refreshes between two pass ends asked for
+  /// at most, from 8 to 48 (`_adaptSpareLimit`), so that a change that gives many overriding
+  /// nodes new collections is refilled in the steady state too.
+  @exclusivity(unchecked) var _spareLimit = _TraitGraphSpares.minimumLimit
+  /// The collections that refreshes asked for since the last pass ended.
+  @exclusivity(unchecked) var _spareRequests = 0
 
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
   /// become spares.
@@ -181,17 +187,29 @@ public final class TraitGraph {
   }
 
   /// Keeps `storage` as a spare if the caller's reference is the last, it holds no boxed values,
-  /// and fewer than eight spares are kept: at the end of the outermost pass, or when something
-  /// lets go of it outside any pass.
+  /// and fewer than `_spareLimit` spares are kept: at the end of the outermost pass, or when
+  /// something lets go of it outside any pass.
   func _keepSpareIfLast(_ storage: inout _Storage) {
-    guard _spareStorages.count < 8, storage.boxCount == 0, storage !== _Storage.empty,
+    guard _spareStorages.count < _spareLimit, storage.boxCount == 0, storage !== _Storage.empty,
       isKnownUniquelyReferenced(&storage)
     else { return }
     _spareStorages.append(storage)
   }
 
+  /// Raises the number of spares to keep to the collections the refreshes asked for since the
+  /// last call, up to 48: at the end of a pass, before its candidates become spares.
+  ///
+  /// A graph then keeps no more idle collections than its largest pass used, and at least 8.
+  func _adaptSpareLimit() {
+    if _spareRequests > _spareLimit {
+      _spareLimit = Swift.min(_spareRequests, _TraitGraphSpares.maximumLimit)
+    }
+    _spareRequests = 0
+  }
+
   /// A recycled buffer with room for `capacity` slots, if one is kept.
   func _takeSpareStorage(capacity: Int) -> _Storage? {
+    _spareRequests += 1
     // NB: a loop, not `lastIndex(where:)`: unspecialized (-Onone), the generic algorithm reads
     // each element through a coroutine that allocates its frame.
     var position = _spareStorages.count
@@ -250,4 +268,11 @@ extension _Storage {
     }
     return filter
   }
+}
+
+/// The bounds of a graph's spare collections (see `TraitGraph._spareLimit`).
+enum _TraitGraphSpares {
+  static let minimumLimit = 8
+  /// As many as the set of a pass's recycling candidates holds (`_AddressSet`).
+  static let maximumLimit = 48
 }
