@@ -652,7 +652,8 @@ struct TraitTreeTests {
     nodes[2].traitOverrides[GTThemeTrait.self] = 2
     graph.updateTraitsIfNeeded()
     let log = GTLog()
-    let logCall = { (node: GTNode) in
+    // NB: the handlers hold the graph and the nodes unowned: the graph's tree holds them.
+    let logCall = { [unowned graph] (node: GTNode) in
       log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
     }
     moved.registerForTraitChanges([TraitHorizontalSizeClass.self, GTThemeTrait.self]) {
@@ -661,11 +662,11 @@ struct TraitTreeTests {
     var hasMoved = false
     for node in nodes[1...] {
       node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-        (node: GTNode, _: TraitCollection) in
+        [unowned moved, unowned later = nodes[2]] (node: GTNode, _: TraitCollection) in
         logCall(node)
         guard node.name == "B", !hasMoved else { return }
         hasMoved = true
-        (underLaterSibling ? nodes[2] : node).addTraitChild(moved)
+        (underLaterSibling ? later : node).addTraitChild(moved)
       }
     }
 

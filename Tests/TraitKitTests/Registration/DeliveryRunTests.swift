@@ -144,14 +144,15 @@ struct DeliveryRunTests {
       10,
       log: log,
       actions: [
-        "r1": { node in
+        // NB: the other graph unowned: once the node is in its tree, it holds this closure.
+        "r1": { [unowned other] node in
           other.root.addTraitChild(node)
           other.updateTraitsIfNeeded()
         }
       ]
     )
 
-    gtChangeSizeClass(graph, to: .compact)
+    withExtendedLifetime(other) { gtChangeSizeClass(graph, to: .compact) }
 
     // The nested pass tells r0 and r1 of the move from compact, and r2…r9, which never heard of
     // compact, of the move from their own baseline; the outer pass then has nobody left to call.
