@@ -125,11 +125,14 @@ struct TableGrowthTests {
 
   // MARK: - The limit
 
-  @Test("a table doubles when it is full, up to 2^27 registrations")
-  func tableDoublesUpToTheLimit() {
-    #expect(TraitNode._grownRegistrationCapacity(from: 4) == 8)
-    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 20) == 1 << 21)
-    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 26) == 1 << 27)
+  @Test("a full table grows by half, up to 2^27 registrations")
+  func tableGrowsByHalfUpToTheLimit() {
+    #expect(TraitNode._grownRegistrationCapacity(from: 1) == 2)
+    #expect(TraitNode._grownRegistrationCapacity(from: 4) == 6)
+    #expect(TraitNode._grownRegistrationCapacity(from: 9) == 13)
+    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 20) == 3 << 19)
+    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 26) == 3 << 25)
+    #expect(TraitNode._grownRegistrationCapacity(from: 3 << 25) == 1 << 27)
   }
 
   @Test("a full table of 2^27 registrations cannot grow: it traps, naming the limit")
