@@ -173,6 +173,12 @@ extension TraitGraph {
       if start._pending.isEmpty && !start._hasPendingBelow && !_ancestorChangedDuringSubtreePass {
         break
       }
+      // A subtree pass whose start a handler detached, or moved to another graph, ends: the
+      // start and its subtree hear of nothing more from it (R10); what is pending there waits
+      // for a pass of the graph they are in.
+      guard start._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() else {
+        break
+      }
       _requireAPI(
         _lastPass.rounds < 100,
         "Trait updates did not converge after 100 rounds: trait change handlers keep changing "
@@ -240,8 +246,12 @@ extension TraitGraph {
               return nil
             }
             // A node a handler detached (the walk was in its subtree), or moved to another
-            // graph, hears of nothing from this pass (R10).
-            guard child._graphRef?.toOpaque() == graph else { return nil }
+            // graph, hears of nothing from this pass (R10); its parent's summary keeps what it
+            // observes, for the passes after it is attached again.
+            guard child._graphRef?.toOpaque() == graph else {
+              observed |= child._subtreeObserved
+              return nil
+            }
             let visitPending = reaching | child._pending
             child._pending = .none
             child._hasPendingBelow = false

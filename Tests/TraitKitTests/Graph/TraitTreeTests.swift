@@ -676,4 +676,93 @@ struct TraitTreeTests {
     #expect(log.entries == ["N@1", "B@1", "C@1", "N@2"])
     #expect(moved.traitCollection[GTThemeTrait.self] == 2)
   }
+
+  @Test("a node's children hear of later changes after a handler detached it during a pass")
+  func childrenOfNodeDetachedDuringPassHearLater() {
+    // The walk skips the detached node's children, but their summary stays with it: once the
+    // node is attached again, the next pass tells the child what differs from its baseline.
+    let graph = TraitGraph()
+    let parent = GTNode("P")
+    let child = GTNode("C")
+    graph.root.addTraitChild(parent)
+    parent.addTraitChild(child)
+    let log = GTLog()
+    var token: TraitChangeRegistration?
+    token = parent.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (node: GTNode, _: TraitCollection) in
+      log.append("P")
+      node.unregisterForTraitChanges(token)
+      node.removeFromTraitParent()
+    }
+    child.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, previous: TraitCollection) in
+      log.append("C \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)")
+    }
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["P"])
+    graph.root.addTraitChild(parent)
+    graph.updateTraitsIfNeeded()
+    gtChangeSizeClass(graph, to: .regular)
+
+    #expect(log.entries == ["P", "C unspecified→compact", "C compact→regular"])
+  }
+
+  @Test("a node's children hear of its new graph's changes after a handler moved it there")
+  func childrenOfNodeMovedToAnotherGraphHearLater() {
+    let graph = TraitGraph()
+    let other = TraitGraph()
+    let parent = GTNode("P")
+    let child = GTNode("C")
+    graph.root.addTraitChild(parent)
+    parent.addTraitChild(child)
+    let log = GTLog()
+    var moves = true
+    // NB: the other graph unowned: once the node is in its tree, it holds this closure.
+    parent.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned other] (node: GTNode, _: TraitCollection) in
+      log.append("P")
+      guard moves else { return }
+      moves = false
+      other.root.addTraitChild(node)
+      other.updateTraitsIfNeeded()
+    }
+    child.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, previous: TraitCollection) in
+      log.append("C \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)")
+    }
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+
+    withExtendedLifetime(other) { graph.updateTraitsIfNeeded() }
+    // The other graph's pass tells P that its style went back to the default there.
+    #expect(log.entries == ["P", "P"])
+    gtChangeSizeClass(other, to: .regular)
+
+    #expect(log.entries == ["P", "P", "C unspecified→regular"])
+  }
+
+  @Test("a subtree pass whose start a handler detaches calls nothing more there")
+  func subtreePassStartDetached() {
+    // R10. The handler's detachment changes the start's traits (it resolves from the defaults
+    // now); the pass must not go on to a round that tells it so while it is detached. Found by
+    // the differential test's soak run.
+    let graph = TraitGraph()
+    let node = GTNode("N")
+    graph.root.addTraitChild(node)
+    let log = GTLog()
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, previous: TraitCollection) in
+      log.append("N \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)")
+      node.removeFromTraitParent()
+    }
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+
+    node.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["N unspecified→compact"])
+    #expect(node.traitCollection.horizontalSizeClass == .unspecified)
+  }
 }

@@ -104,34 +104,41 @@ struct DeliveryRunTests {
     #expect(graph.statistics.liveRegistrations == 11)
   }
 
-  @Test("registrations of other baselines or traits between them keep their order and baselines")
+  @Test("registrations of another baseline between a run's keep their order and baselines")
   func interleavedRegistrations() {
+    // x2 and x13 observe the display scale too: its change gives them a baseline of their own.
+    // A size class change then runs the others on their shared baseline, x2 and x13 moving into
+    // the run's slot among and after them. In the second, r5 changes the style in the middle,
+    // so the rest of the run compares its own baseline with the node's newer collection.
     let log = GTLog()
     let graph = TraitGraph()
     let node = GTNode("node")
     graph.root.addTraitChild(node)
-    for index in 0..<16 {
-      if index % 5 == 2 {
-        node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
-          (_: GTNode, previous: TraitCollection) in
-          log.append("s\(index) \(previous.userInterfaceStyle)")
-        }
-      } else {
-        node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-          (_: GTNode, previous: TraitCollection) in
-          log.append("r\(index) \(previous.horizontalSizeClass)")
+    for index in 0..<14 {
+      let name = index == 2 || index == 13 ? "x\(index)" : "r\(index)"
+      let traits: [TraitKit.Trait] =
+        name.hasPrefix("x")
+        ? [TraitHorizontalSizeClass.self, TraitDisplayScale.self] : [TraitHorizontalSizeClass.self]
+      node.registerForTraitChanges(traits) { (node: GTNode, previous: TraitCollection) in
+        log.append("\(name) \(previous.horizontalSizeClass)")
+        if name == "r5" && node.traitCollection.horizontalSizeClass == .regular {
+          node.traitParent?.traitOverrides.userInterfaceStyle = .dark
         }
       }
     }
-
-    graph.root.traitOverrides.horizontalSizeClass = .compact
-    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.root.traitOverrides.displayScale = 2
     graph.updateTraitsIfNeeded()
-    gtChangeSizeClass(graph, to: .regular)
+    #expect(log.entries == ["x2 unspecified", "x13 unspecified"])
 
-    let first = (0..<16).map { $0 % 5 == 2 ? "s\($0) unspecified" : "r\($0) unspecified" }
-    let second = (0..<16).filter { $0 % 5 != 2 }.map { "r\($0) compact" }
-    #expect(log.entries == first + second)
+    gtChangeSizeClass(graph, to: .compact)
+
+    let names = (0..<14).map { $0 == 2 || $0 == 13 ? "x\($0)" : "r\($0)" }
+    #expect(
+      log.entries == ["x2 unspecified", "x13 unspecified"] + names.map { "\($0) unspecified" }
+    )
+    #expect(graph.statistics.lastPass.rounds == 1)
+    gtChangeSizeClass(graph, to: .regular)
+    #expect(log.entries.suffix(14) == ArraySlice(names.map { "\($0) compact" }))
   }
 
   @Test("another graph's pass that a handler runs on the node delivers to the rest of the run")
