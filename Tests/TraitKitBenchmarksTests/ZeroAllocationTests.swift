@@ -516,10 +516,9 @@ struct ZeroAllocationTests {
 
   @Test("the legacy adapter's steady-state delivery allocates nothing")
   func legacySteadyStateDelivery() {
-    let counter = CallbackCounter()
-    let tree = LegacyTraitKitTree(TreeShape.complete(arity: 3, levels: 2), counter: counter) { _ in
-      [TraitUserInterfaceStyle.self]
-    }
+    let shape = TreeShape.complete(arity: 3, levels: 2)
+    let counts = ObserverCounts(expected: Array(repeating: 0, count: shape.count))
+    let tree = LegacyTraitKitTree(shape, slot: counts.slot) { _ in [TraitUserInterfaceStyle.self] }
     let top = tree.nodes[0]
     let toggle = {
       let style = top.traitCollection.userInterfaceStyle
@@ -527,12 +526,12 @@ struct ZeroAllocationTests {
       tree.graph.updateTraitsIfNeeded()
     }
     for _ in 0..<Self.warmUps { toggle() }
-    _ = counter.take()
+    _ = counts.take()
 
     let (allocations, rounds) = Self.steadyAllocations(toggle)
 
     #expect(allocations == 0)
-    #expect(counter.count == rounds * Self.runs * tree.nodes.count)
+    #expect(counts.take() == rounds * Self.runs * tree.nodes.count)
   }
 
   @Test("invalidating tracked closures in a pass and re-tracking them allocates nothing")

@@ -32,31 +32,6 @@ extension LegacyBenchNode: TraitCollectionDidChangeObserving {
   }
 }
 
-/// A node that adopts the legacy adapter and counts its calls in a `CallbackCounter`, for the
-/// allocation tests, which count every node's calls in one.
-final class CounterLegacyBenchNode: TraitNode, LegacyBenchAdopting {
-  let counter: CallbackCounter
-
-  init(counter: CallbackCounter, interestingTraits: [any TraitDefinition.Type]) {
-    self.counter = counter
-    super.init()
-    (self as any LegacyBenchAdopting).adoptLegacyCallback(interestingTraits: interestingTraits)
-  }
-
-  // NB: deprecated on purpose, as `LegacyBenchNode`'s.
-  @available(*, deprecated)
-  func adoptLegacyCallback(interestingTraits: [any TraitDefinition.Type]) {
-    adoptTraitCollectionDidChange(interestingTraits: interestingTraits)
-  }
-}
-
-@available(*, deprecated)
-extension CounterLegacyBenchNode: TraitCollectionDidChangeObserving {
-  func traitCollectionDidChange(_ previousTraitCollection: TraitCollection?) {
-    counter.count += 1
-  }
-}
-
 /// Adopts the legacy adapter; the indirection keeps deprecation warnings to their source.
 protocol LegacyBenchAdopting: AnyObject {
   func adoptLegacyCallback(interestingTraits: [any TraitDefinition.Type])
@@ -79,20 +54,6 @@ final class LegacyTraitKitTree {
   ) {
     self.init(shape) { index in
       interestingTraits(index).map { LegacyBenchNode(slot: slot(index), interestingTraits: $0) }
-    }
-  }
-
-  /// Builds the tree; `interestingTraits(i)` returns the traits of node i, which then adopts the
-  /// legacy callback and counts its calls in `counter`, or nil for a plain node.
-  convenience init(
-    _ shape: TreeShape,
-    counter: CallbackCounter,
-    interestingTraits: (Int) -> [any TraitDefinition.Type]?
-  ) {
-    self.init(shape) { index in
-      interestingTraits(index).map {
-        CounterLegacyBenchNode(counter: counter, interestingTraits: $0)
-      }
     }
   }
 
