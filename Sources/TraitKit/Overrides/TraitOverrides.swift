@@ -72,7 +72,7 @@ public struct TraitOverrides: MutableTraits {
       return value
     }
     // NB: inlinable so that a write of the value an override already has is a specialized
-    // comparison in the client, as cheap as the floor's (traitkit-bench S4 mode=1).
+    // comparison in the client (traitkit-bench S4 mode=1).
     @inlinable
     set {
       let entry = _TraitRegistry.entry(of: T.self)
