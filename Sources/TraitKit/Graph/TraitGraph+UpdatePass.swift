@@ -382,10 +382,9 @@ extension TraitGraph {
     var legacyCallbacks = 0
     var wastedLegacyCallbacks = 0
     // The snapshot slot of this delivery's run, -1 for none, and the baseline its users see
-    // (see `_NodeObservers.isRun`); a slot whose users turned out not to be a run.
+    // (see `_NodeObservers.isRun`).
     var runSlot: Int32 = -1
     var runBaseline = previous
-    var notRunSlot: Int32 = -1
     // A delivery nested in a callback of another's run ends that run first: its users get their
     // own baseline back, which this delivery compares with.
     // NB: only a nested delivery reads the run's fields, on the header's second line.
@@ -477,7 +476,9 @@ extension TraitGraph {
         _recycleAfterPass(observers.rebaseSoleBaseline(to: storage))
         current = 0
       } else if runSlot < 0, end - position >= _NodeObservers.minimumRunLength, !allTraits,
-        entry.snapshot != notRunSlot, entry.filterIsExact,
+        entry.filterIsExact,
+        // NB: once an entry moved to a slot that holds the collection, none is looked for again
+        // until the collection changes: a slot whose users are no run is scanned once.
         !observers.snapshot(current, holds: storage),
         observers.isRun(of: entry.snapshot, from: position, end: end, summary: entry.summary)
       {
@@ -490,7 +491,6 @@ extension TraitGraph {
         )
         current = runSlot
       } else {
-        if runSlot < 0 { notRunSlot = entry.snapshot }
         if !observers.snapshot(current, holds: storage) {
           current = observers.snapshot(for: storage)
         }

@@ -273,6 +273,6 @@ extension _Storage {
 /// The bounds of a graph's spare collections (see `TraitGraph._spareLimit`).
 enum _TraitGraphSpares {
   static let minimumLimit = 8
-  /// As many as the set of a pass's recycling candidates holds (`_AddressSet`).
-  static let maximumLimit = 48
+  /// As many as the set of a pass's recycling candidates holds.
+  static let maximumLimit = _AddressSet.capacity
 }

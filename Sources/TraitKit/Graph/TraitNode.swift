@@ -389,17 +389,18 @@ open class TraitNode: TraitEnvironment {
     if let replacedInherited { _recycleReplaced(replacedInherited) }
   }
 
-  /// Lets go of `replaced`, a collection a refresh replaced (the node's own, or the parent's it
-  /// was made from), recycling it if that was its last reference.
+  /// Lets go of `replaced`, a collection the caller stopped using and holds a reference to,
+  /// recycling it if that was its last reference: one a refresh replaced (the node's own, or the
+  /// parent's it was made from), or the baseline of a registration cancelled outside a pass.
   ///
   /// A change nobody observes is the case it serves: no registration holds the node's previous
   /// collection as its baseline, so a node's reference is the last, and the next change fills it
   /// again instead of allocating one.
   @inline(never)
-  private final func _recycleReplaced(_ replaced: Unmanaged<_Storage>) {
+  final func _recycleReplaced(_ replaced: Unmanaged<_Storage>) {
     var storage = replaced.takeRetainedValue()
     // NB: the common case first, without looking for a running pass: a registration still
-    // holds the collection (traitkit-bench S1).
+    // holds the collection, or the node does (traitkit-bench S1, S6).
     guard isKnownUniquelyReferenced(&storage) else { return }
     _recycle(&storage)
   }

@@ -18,7 +18,7 @@ struct _AddressSet {
   /// The number of entries, a power of two.
   private static let size = 64
   /// The most addresses the set records between two `removeAll()`s.
-  private static let capacity = 48
+  static let capacity = 48
 
   /// The table, allocated on first use; the graph frees it (`deallocate()`).
   private var entries: UnsafeMutablePointer<Entry>?

@@ -247,15 +247,10 @@ extension TraitNode: TraitChangeObservable {
     let recycler = _CurrentCell.activeGraph
     // NB: counted first: the release in `kill` runs deinitializers, which may move this node.
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations -= 1 }
-    guard let freed = observers.kill(at: position, recyclingInto: recycler) else { return }
     // A baseline that the entry alone held, outside any pass: the next change can fill it
-    // rather than allocate. `_recycle` reads the graph again, after the deinitializers `kill`
-    // ran (a graph that went detached its nodes).
-    var baseline = freed.takeRetainedValue()
-    // NB: the common case first, without looking for a running pass or the spares: the node, or
-    // the owner of the collection it shares, still holds it (traitkit-bench S6).
-    guard isKnownUniquelyReferenced(&baseline) else { return }
-    _recycle(&baseline)
+    // rather than allocate. The graph is read again, after the deinitializers `kill` ran (a
+    // graph that went detached its nodes).
+    if let freed = observers.kill(at: position, recyclingInto: recycler) { _recycleReplaced(freed) }
   }
 
   @inlinable
