@@ -51,6 +51,8 @@ struct _NodeObservers {
   private static let compactionFloor: Int32 = 32
   /// The capacity of a new table.
   private static let initialCapacity: Int32 = 4
+  /// The capacity below which a full table grows by two entries rather than by half.
+  private static let additiveGrowthLimit: Int32 = 16
   /// The fewest users of a baseline that a delivery moves at once rather than one by one: below
   /// it, looking for them costs more than it saves (traitkit-bench S5).
   static let minimumRunLength = 8
@@ -186,7 +188,7 @@ struct _NodeObservers {
     if self.nextSequence == .max { renumber() }
   }
 
-  /// Moves the table to an allocation with half as much capacity again.
+  /// Moves the table to a larger allocation (see ``grownCapacity(from:)``).
   @inline(never)
   private mutating func grow() {
     let newCapacity = Self.grownCapacity(from: self.capacity)
@@ -253,8 +255,8 @@ struct _NodeObservers {
     self.nextSequence = UInt32(count)
   }
 
-  /// The capacity a full table of `capacity` entries grows to: half as much again, at most
-  /// `maximumCapacity`.
+  /// The capacity a full table of `capacity` entries grows to: two entries more up to
+  /// `additiveGrowthLimit`, half as much again above it, at most `maximumCapacity`.
   ///
   /// - Precondition: `capacity` is below `maximumCapacity`, the most registrations (live, or
   ///   cancelled during a delivery) a node holds.
@@ -264,9 +266,12 @@ struct _NodeObservers {
       "A node holds at most \(maximumCapacity) registrations, counting those cancelled during "
         + "the delivery in progress"
     )
-    // NB: half as much again, not twice: a table of a few registrations wastes less of its
-    // allocation (traitkit-bench S10), and growing stays amortized O(1).
-    return Swift.min(capacity + Swift.max(capacity / 2, 1), maximumCapacity)
+    // NB: most tables hold a few registrations, so their unused room is most of what a table
+    // wastes (traitkit-bench S10). Growing a small table by two entries wastes at most one on
+    // average, and moving at most `additiveGrowthLimit` entries costs less than the cache misses
+    // of the registering. Above it, half as much again, not twice: growing stays amortized O(1).
+    guard capacity >= additiveGrowthLimit else { return capacity + 2 }
+    return Swift.min(capacity + capacity / 2, maximumCapacity)
   }
 
   /// Makes the table's next registration take the number `sequence`, so that tests reach the end

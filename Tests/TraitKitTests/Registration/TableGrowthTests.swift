@@ -125,11 +125,14 @@ struct TableGrowthTests {
 
   // MARK: - The limit
 
-  @Test("a full table grows by half, up to 2^27 registrations")
-  func tableGrowsByHalfUpToTheLimit() {
-    #expect(TraitNode._grownRegistrationCapacity(from: 1) == 2)
+  @Test("a full table grows by two entries below 16, by half from 16, up to 2^27 registrations")
+  func tableGrowsByTwoThenByHalfUpToTheLimit() {
+    #expect(TraitNode._grownRegistrationCapacity(from: 1) == 3)
     #expect(TraitNode._grownRegistrationCapacity(from: 4) == 6)
-    #expect(TraitNode._grownRegistrationCapacity(from: 9) == 13)
+    #expect(TraitNode._grownRegistrationCapacity(from: 9) == 11)
+    #expect(TraitNode._grownRegistrationCapacity(from: 14) == 16)
+    #expect(TraitNode._grownRegistrationCapacity(from: 16) == 24)
+    #expect(TraitNode._grownRegistrationCapacity(from: 17) == 25)
     #expect(TraitNode._grownRegistrationCapacity(from: 1 << 20) == 3 << 19)
     #expect(TraitNode._grownRegistrationCapacity(from: 1 << 26) == 3 << 25)
     #expect(TraitNode._grownRegistrationCapacity(from: 3 << 25) == 1 << 27)
