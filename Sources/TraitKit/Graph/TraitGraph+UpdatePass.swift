@@ -475,7 +475,7 @@ extension TraitGraph {
         // S1, S9).
         _recycleAfterPass(observers.rebaseSoleBaseline(to: storage))
         current = 0
-      } else if runSlot < 0, end - position >= _NodeObservers.minimumRunLength, !allTraits,
+      } else if runSlot < 0, end - position >= Int(_NodeObservers.minimumRunLength), !allTraits,
         entry.filterIsExact,
         // NB: once an entry moved to a slot that holds the collection, none is looked for again
         // until the collection changes: a slot whose users are no run is scanned once.
@@ -547,28 +547,33 @@ extension TraitGraph {
     epoch: UInt64,
     callbacks: inout Int
   ) -> Int {
-    var table = node._observers.unsafelyUnwrapped
     var user = position
-    while true {
-      let entry = table.entries[user]
-      if entry.isLive {
-        table.runNext = Int32(user + 1)
-        let alive = baseline._withUnsafeGuaranteedRef { previous in
-          entry.call(node, TraitCollection(_storage: previous))
+    var called = 0
+    defer { callbacks += called }
+    return baseline._withUnsafeGuaranteedRef { baseline in
+      let previous = TraitCollection(_storage: baseline)
+      while true {
+        // NB: the table read from the node at each step: a handler may have moved it. Its
+        // entries keep their positions while a delivery walks them, and no more than `end` of
+        // them are looked at, all there when the delivery began (compaction waits).
+        let table = node._observers.unsafelyUnwrapped
+        #if TRAITKIT_INTERNAL_CHECKS
+        precondition(user < table.count, "Invariant: a run's users stay in its node's table")
+        #endif
+        let entry = table.entries[user]
+        guard entry.snapshot == slot, table.runSlot == slot else { return user }
+        if entry.isLive {
+          table.runNext = Int32(truncatingIfNeeded: user &+ 1)
+          if entry.call(node, previous) {
+            called &+= 1
+          } else {
+            let table = node._observers.unsafelyUnwrapped
+            if table.entries[user].isLive { node._killRegistration(at: user, in: table) }
+          }
         }
-        if alive {
-          callbacks += 1
-        } else {
-          table = node._observers.unsafelyUnwrapped
-          if table.entries[user].isLive { node._killRegistration(at: user, in: table) }
-        }
+        user &+= 1
+        guard user < end, _epoch == epoch else { return user }
       }
-      user += 1
-      guard user < end, _epoch == epoch else { return user }
-      // NB: the table read from the node again: a handler may have moved it.
-      table = node._observers.unsafelyUnwrapped
-      guard user < table.count, table.runSlot == slot, table.entries[user].snapshot == slot
-      else { return user }
     }
   }
 }

@@ -55,7 +55,7 @@ struct _NodeObservers {
   private static let additiveGrowthLimit: Int32 = 16
   /// The fewest users of a baseline that a delivery moves at once rather than one by one: below
   /// it, looking for them costs more than it saves (traitkit-bench S5).
-  static let minimumRunLength = 8
+  static let minimumRunLength: Int32 = 8
   /// The most entries a table holds: an entry numbers its snapshot slot in 28 bits, and a table
   /// has at most two slots more than entries.
   private static let maximumCapacity: Int32 = 1 << 27
@@ -440,13 +440,22 @@ struct _NodeObservers {
   /// `slot` are all of its users — at least `minimumRunLength` — each a registration (not a
   /// legacy callback) observing exactly the traits `summary` stands for: they then see the same
   /// change.
+  // NB: out of line, so that the scan keeps its few values in registers (traitkit-bench S1).
+  @inline(never)
   func isRun(of slot: Int32, from position: Int, end: Int, summary: UInt64) -> Bool {
-    var remaining = Int(withSnapshot(slot) { $0.uses })
+    var remaining = withSnapshot(slot) { $0.uses }
     guard remaining >= Self.minimumRunLength else { return false }
-    for index in position..<end where entries[index].isLive(using: slot) {
-      guard entries[index].isExactRegistration(observing: summary) else { return false }
-      remaining -= 1
-      if remaining == 0 { return true }
+    var entry = entries + position
+    let last = entries + end
+    while entry < last {
+      if entry.pointee.isLiveExactRegistration(using: slot) {
+        guard entry.pointee.summary == summary else { return false }
+        remaining &-= 1
+        if remaining == 0 { return true }
+      } else if entry.pointee.isLive(using: slot) {
+        return false
+      }
+      entry += 1
     }
     return false
   }
@@ -721,11 +730,12 @@ struct _Registration {
     state & (Self.isLiveFlag | Self.snapshotMask) == Self.isLiveFlag | UInt32(bitPattern: slot)
   }
 
-  /// Whether the entry is a registration (not a legacy callback) that observes exactly the
-  /// traits `summary` stands for.
-  @inline(__always) func isExactRegistration(observing summary: UInt64) -> Bool {
-    state & (Self.filterIsExactFlag | Self.observesAllTraitsFlag) == Self.filterIsExactFlag
-      && self.summary == summary
+  /// Whether the entry is live, its baseline is snapshot `slot`, and it is a registration (not a
+  /// legacy callback) whose `summary` stands for its traits exactly.
+  @inline(__always) func isLiveExactRegistration(using slot: Int32) -> Bool {
+    let flags = Self.isLiveFlag | Self.filterIsExactFlag | Self.observesAllTraitsFlag
+    return state & (flags | Self.snapshotMask)
+      == Self.isLiveFlag | Self.filterIsExactFlag | UInt32(bitPattern: slot)
   }
 
   @inline(__always) private mutating func setFlag(_ flag: UInt32, _ isSet: Bool) {
@@ -740,10 +750,8 @@ struct _Registration {
   /// The callee of the other forms, and the exact traits when `filter` cannot stand for them;
   /// nil for a handler kept inline.
   @inline(__always) var box: Unmanaged<_RegistrationBox>? {
-    guard callee.bits.0 == 0, let box = UnsafeRawPointer(bitPattern: callee.bits.1) else {
-      return nil
-    }
-    return Unmanaged.fromOpaque(box)
+    guard callee.bits.0 == 0 else { return nil }
+    return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: callee.bits.1).unsafelyUnwrapped)
   }
 
   /// A registration that calls `handler`, whose traits `summary` stands for exactly.
@@ -790,6 +798,8 @@ struct _Registration {
   }
 
   /// Releases the callee.
+  // NB: inlined, so that cancelling calls the release it needs directly (traitkit-bench S6).
+  @inline(__always)
   func releaseCallee() {
     if let box { box.release() } else { handler.release() }
   }
