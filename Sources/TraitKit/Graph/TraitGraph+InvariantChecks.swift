@@ -108,12 +108,19 @@ extension _NodeObservers {
     for position in 0..<count where entries[position].isLive {
       uses[Int(entries[position].snapshot)] += 1
     }
+    var held: Set<UnsafeMutableRawPointer> = []
     for slot in uses.indices {
       let state = _snapshotState(Int32(slot))
       precondition(
         state.uses == uses[slot] && state.isHeld == (uses[slot] > 0),
         "Invariant: a snapshot is held exactly while live registrations use it, once for each"
       )
+      if state.isHeld {
+        precondition(
+          held.insert(baselineReference(Int32(slot)).toOpaque()).inserted,
+          "Invariant: no two snapshots hold the same collection"
+        )
+      }
     }
     #endif
   }

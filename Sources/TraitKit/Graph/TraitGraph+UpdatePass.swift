@@ -381,12 +381,8 @@ extension TraitGraph {
     var callbacks = 0
     var legacyCallbacks = 0
     var wastedLegacyCallbacks = 0
-    // The snapshot slot of this delivery's run, -1 for none, and the baseline its users see
-    // (see `_NodeObservers.isRun`).
-    var runSlot: Int32 = -1
-    var runBaseline = previous
-    // A delivery nested in a callback of another's run ends that run first: its users get their
-    // own baseline back, which this delivery compares with.
+    // A delivery nested in a callback of another's run ends that run first: the users it called
+    // move to the collection they saw, which this delivery compares with.
     // NB: only a nested delivery reads the run's fields, on the header's second line.
     if node._observers.unsafelyUnwrapped.deliveryDepth > 1 {
       node._observers.unsafelyUnwrapped.endRun(recyclingInto: self)
@@ -395,9 +391,6 @@ extension TraitGraph {
       _lastPass.callbacksDelivered += callbacks
       _lastPass.legacyCallbacksDelivered += legacyCallbacks
       _lastPass.wastedLegacyCallbacks += wastedLegacyCallbacks
-      if runSlot >= 0, let observers = node._observers, observers.runSlot == runSlot {
-        observers.endRun(recyclingInto: self)
-      }
     }
     var next = 0
     while next < end {
@@ -414,12 +407,6 @@ extension TraitGraph {
         pending |= node._pending | (_visitWidening & ~node._shield)
         let fresh = node._resolvedStorage()
         if fresh !== storage {
-          // The run's users not called yet saw nothing of the new collection: they compare
-          // their own baseline with it.
-          if runSlot >= 0 {
-            node._observers.unsafelyUnwrapped.endRun(recyclingInto: self)
-            runSlot = -1
-          }
           storage = fresh
           _currentCell.storage = Unmanaged.passUnretained(storage)
           memoSummary = 0
@@ -430,18 +417,6 @@ extension TraitGraph {
       let observers = node._observers.unsafelyUnwrapped
       guard position < observers.count else { return }
       let entry = observers.entries[position]
-      if entry.snapshot == runSlot && observers.runSlot == runSlot {
-        next = _deliverRun(
-          node,
-          from: position,
-          end: end,
-          slot: runSlot,
-          baseline: runBaseline,
-          epoch: epoch,
-          callbacks: &callbacks
-        )
-        continue
-      }
       guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
       else { continue }
       if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
@@ -475,21 +450,26 @@ extension TraitGraph {
         // S1, S9).
         _recycleAfterPass(observers.rebaseSoleBaseline(to: storage))
         current = 0
-      } else if runSlot < 0, end - position >= Int(_NodeObservers.minimumRunLength), !allTraits,
-        entry.filterIsExact,
-        // NB: once an entry moved to a slot that holds the collection, none is looked for again
-        // until the collection changes: a slot whose users are no run is scanned once.
+      } else if !allTraits, entry.filterIsExact,
+        // NB: once an entry moved to a slot that holds the collection, no run starts until the
+        // collection changes: the slot that holds it stays the only one.
         !observers.snapshot(current, holds: storage),
-        observers.isRun(of: entry.snapshot, from: position, end: end, summary: entry.summary)
+        observers.mayRun(of: entry.snapshot, from: position, end: end, summary: entry.summary)
       {
-        // Every user of this baseline is here or after, and sees this change: move them all at
-        // once (traitkit-bench S1).
-        runSlot = entry.snapshot
-        runBaseline = previous
-        _recycleAfterPass(
-          observers.beginRun(of: runSlot, from: position + 1, end: end, to: storage)
+        // The next users of this baseline see the same change: call them in a run
+        // (traitkit-bench S1).
+        (next, current) = _deliverRun(
+          node,
+          from: position,
+          end: end,
+          slot: entry.snapshot,
+          summary: entry.summary,
+          storage: storage,
+          baseline: previous,
+          epoch: epoch,
+          callbacks: &callbacks
         )
-        current = runSlot
+        continue
       } else {
         if !observers.snapshot(current, holds: storage) {
           current = observers.snapshot(for: storage)
@@ -497,8 +477,6 @@ extension TraitGraph {
         observers.use(current)
         observers.release(entry.snapshot, recyclingInto: self)
         observers.move(position, to: current)
-        // NB: the run's slot holds the collection: the entries it takes are not its users.
-        if current == runSlot { observers.runNext = Int32(position + 1) }
       }
       // NB: judged before the call, which may change the node's collection.
       let wasted =
@@ -530,11 +508,14 @@ extension TraitGraph {
     }
   }
 
-  /// Calls the users of a run (see `_NodeObservers.isRun`) from `position` on, while they follow
-  /// one another and nothing changes; returns the position after the last one called.
+  /// Calls, as a run (see `_NodeObservers.beginRun`), the registrations from `position` on that
+  /// use snapshot `slot` and observe exactly the traits `summary` stands for, while they follow
+  /// one another and nothing changes; returns the position after the last one called, and the
+  /// snapshot slot that holds `storage` then, or -1 when none is known to.
   ///
-  /// Each user's slot holds the node's collection already, and each sees the change the run's
-  /// first user saw, from `baseline`.
+  /// Each sees the change the first saw, from `baseline`, the slot's collection, to `storage`.
+  ///
+  /// - Precondition: the registration at `position` is one of them and sees a change.
   // NB: out of line, in a loop of its own that reads no more than a user needs: the delivery
   // loop stays as lean as it was for tables without runs (traitkit-bench S1, S9).
   @inline(never)
@@ -543,14 +524,18 @@ extension TraitGraph {
     from position: Int,
     end: Int,
     slot: Int32,
+    summary: UInt64,
+    storage: _Storage,
     baseline: Unmanaged<_Storage>,
     epoch: UInt64,
     callbacks: inout Int
-  ) -> Int {
+  ) -> (next: Int, holder: Int32) {
+    let first = node._observers.unsafelyUnwrapped
+    let (entryCount, liveCount) = (first.entryCount, first.liveEntryCount)
+    first.beginRun(of: slot, from: position, to: storage)
     var user = position
-    var called = 0
-    defer { callbacks += called }
-    return baseline._withUnsafeGuaranteedRef { baseline in
+    var called: Int32 = 0
+    baseline._withUnsafeGuaranteedRef { baseline in
       let previous = TraitCollection(_storage: baseline)
       while true {
         // NB: the table read from the node at each step: a handler may have moved it. Its
@@ -560,9 +545,11 @@ extension TraitGraph {
         #if TRAITKIT_INTERNAL_CHECKS
         precondition(user < table.count, "Invariant: a run's users stay in its node's table")
         #endif
+        // NB: a nested delivery ended the run.
+        guard table.runSlot == slot else { return }
         let entry = table.entries[user]
-        guard entry.snapshot == slot, table.runSlot == slot else { return user }
-        if entry.isLive {
+        if entry.isLiveExactRegistration(using: slot) {
+          guard entry.summary == summary else { return }
           table.runNext = Int32(truncatingIfNeeded: user &+ 1)
           if entry.call(node, previous) {
             called &+= 1
@@ -570,10 +557,22 @@ extension TraitGraph {
             let table = node._observers.unsafelyUnwrapped
             if table.entries[user].isLive { node._killRegistration(at: user, in: table) }
           }
+        } else if entry.isLive {
+          return
         }
         user &+= 1
-        guard user < end, _epoch == epoch else { return user }
+        guard user < end, _epoch == epoch else { return }
       }
     }
+    callbacks += Int(called)
+    let (replaced, holder) = node._observers.unsafelyUnwrapped.finishRun(
+      of: slot,
+      called: called,
+      entryCount: entryCount,
+      liveCount: liveCount,
+      recyclingInto: self
+    )
+    if let replaced { _recycleAfterPass(replaced) }
+    return (user, holder)
   }
 }

@@ -428,78 +428,84 @@ struct _NodeObservers {
 
   // MARK: - Runs
 
-  // NB: a delivery that finds every user of a baseline about to see the same change moves them
-  // all at once: the slot takes the new collection in place, and each user is then called with
-  // the old one, rather than moved entry by entry, which costs a use count on each slot and a
-  // write of the entry per callback (traitkit-bench S1). The run lives in the header, so that a
-  // delivery nested in one of its callbacks (the node moved to another graph whose pass runs)
-  // or a change of the node's collection ends it first, giving the users not called yet their
-  // old baseline back.
+  // NB: a delivery that finds a registration about to see a change, followed by others of the
+  // same baseline and traits, calls them one after another, each with the baseline, and does not
+  // move them to the new collection one by one, which costs a use count on each slot and a write
+  // of the entry per callback (traitkit-bench S1). When they turn out to be all of the
+  // baseline's users, the slot takes the new collection in place; otherwise those called move
+  // to it then. The run lives in the header, so that a delivery nested in one of its callbacks
+  // (the node moved to another graph whose pass runs) ends it first.
 
-  /// Whether the live registrations at `position` and after it, before `end`, that use snapshot
-  /// `slot` are all of its users — at least `minimumRunLength` — each a registration (not a
-  /// legacy callback) observing exactly the traits `summary` stands for: they then see the same
-  /// change.
-  // NB: out of line, so that the scan keeps its few values in registers (traitkit-bench S1).
-  @inline(never)
-  func isRun(of slot: Int32, from position: Int, end: Int, summary: UInt64) -> Bool {
-    var remaining = withSnapshot(slot) { $0.uses }
-    guard remaining >= Self.minimumRunLength else { return false }
-    var entry = entries + position
-    let last = entries + end
-    while entry < last {
-      if entry.pointee.isLiveExactRegistration(using: slot) {
-        guard entry.pointee.summary == summary else { return false }
-        remaining &-= 1
-        if remaining == 0 { return true }
-      } else if entry.pointee.isLive(using: slot) {
-        return false
-      }
-      entry += 1
+  /// Whether a run of snapshot `slot`'s users may start at `position`: the slot has at least
+  /// `minimumRunLength` users, and the entry after `position`, before `end`, is one of them, a
+  /// registration (not a legacy callback) observing exactly the traits `summary` stands for.
+  @inline(__always)
+  func mayRun(of slot: Int32, from position: Int, end: Int, summary: UInt64) -> Bool {
+    guard withSnapshot(slot, { $0.uses }) >= Self.minimumRunLength, position + 1 < end else {
+      return false
     }
-    return false
+    let next = entries[position + 1]
+    return next.isLiveExactRegistration(using: slot) && next.summary == summary
   }
 
-  /// Starts a run of the users of snapshot `slot` from `position` up to `end`.
+  /// Starts a run of snapshot `slot`'s users from `position`, who see `storage`.
   ///
-  /// The slot takes `storage` in place, and the run keeps the slot's collection as their
-  /// baseline until each is called. Returns that collection, for the caller to keep alive until
-  /// the pass ends.
-  ///
-  /// - Precondition: ``isRun(of:from:end:summary:)``, and no run is active.
-  func beginRun(
-    of slot: Int32,
-    from position: Int,
-    end: Int,
-    to storage: _Storage
-  )
-    -> Unmanaged<_Storage>
-  {
-    let previous = baselineReference(slot)
-    withSnapshot(slot) { $0.storage = Unmanaged.passRetained(storage) }
-    self.snapshotFills &+= 1
+  /// - Precondition: no run is active, and `storage` outlives the run (the delivery keeps it).
+  func beginRun(of slot: Int32, from position: Int, to storage: _Storage) {
     self.runSlot = slot
-    self.runNext = Int32(position)
-    self.runEnd = Int32(end)
-    self.runBaseline = previous
-    return previous
+    self.runStart = Int32(truncatingIfNeeded: position)
+    self.runNext = Int32(truncatingIfNeeded: position)
+    self.runStorage = Unmanaged.passUnretained(storage)
   }
 
-  /// Ends the active run, if any: its users not called yet move to a snapshot that holds the
-  /// run's baseline, which they have not heard from.
-  func endRun(recyclingInto graph: TraitGraph) {
-    guard self.runSlot >= 0, let baseline = self.runBaseline else { return }
+  /// Ends the run of snapshot `slot`, unless a nested delivery ended it.
+  ///
+  /// When the run called `called` users, and they are all of the slot's users — no registration
+  /// was made or cancelled on the node since the table had `entryCount` entries, `liveCount`
+  /// live — the slot takes the run's collection in place, and its old collection is returned,
+  /// for the caller to keep alive until the pass ends. Otherwise the users called move to a
+  /// snapshot that holds the run's collection. Returns too the slot that holds the run's
+  /// collection, or -1 when none is known to.
+  func finishRun(
+    of slot: Int32,
+    called: Int32,
+    entryCount: Int32,
+    liveCount: Int32,
+    recyclingInto graph: TraitGraph
+  ) -> (replaced: Unmanaged<_Storage>?, holder: Int32) {
+    guard self.runSlot == slot else { return (nil, -1) }
+    guard called == withSnapshot(slot, { $0.uses }), entryCount == self.entryCount,
+      liveCount == self.liveEntryCount
+    else {
+      return (nil, endRun(recyclingInto: graph))
+    }
+    self.runSlot = -1
+    let previous = baselineReference(slot)
+    withSnapshot(slot) { $0.storage = self.runStorage.unsafelyUnwrapped.retain() }
+    self.snapshotFills &+= 1
+    return (previous, slot)
+  }
+
+  /// Ends the active run, if any: the users it called move to a snapshot that holds the run's
+  /// collection, which they have seen.
+  ///
+  /// Returns that snapshot's slot, or -1 when the run had none left to move.
+  @discardableResult
+  func endRun(recyclingInto graph: TraitGraph) -> Int32 {
+    guard self.runSlot >= 0 else { return -1 }
     let slot = self.runSlot
     self.runSlot = -1
-    self.runBaseline = nil
     var target: Int32 = -1
-    for position in Int(self.runNext)..<Int(self.runEnd)
-    where entries[position].isLive && entries[position].snapshot == slot {
-      if target < 0 { target = baseline._withUnsafeGuaranteedRef { snapshot(for: $0) } }
+    for position in Int(self.runStart)..<Int(self.runNext)
+    where entries[position].isLive(using: slot) {
+      if target < 0 {
+        target = self.runStorage.unsafelyUnwrapped._withUnsafeGuaranteedRef { snapshot(for: $0) }
+      }
       use(target)
       release(slot, recyclingInto: graph)
       move(position, to: target)
     }
+    return target
   }
 
   /// Calls `body` with snapshot `slot`.
@@ -601,14 +607,14 @@ struct _TableHeader {
   var allocationOffset: Int32
   /// The numberings the table retired when its numbers ran out (retained); nil until then.
   var renumberings: Unmanaged<_Renumberings>?
-  /// The snapshot slot of the active run, or -1 (see `_NodeObservers.isRun`).
+  /// The snapshot slot of the active run, or -1 (see `_NodeObservers.beginRun`).
   var runSlot: Int32 = -1
-  /// The first position of the run whose user has not been called yet.
+  /// The position of the run's first user.
+  var runStart: Int32 = 0
+  /// The position after the run's last user called.
   var runNext: Int32 = 0
-  /// The end of the run's positions.
-  var runEnd: Int32 = 0
-  /// The baseline of the run's users not called yet, unretained: the running pass keeps it.
-  var runBaseline: Unmanaged<_Storage>?
+  /// The collection the run's users see, unretained: the running delivery keeps it.
+  var runStorage: Unmanaged<_Storage>?
 
   init(capacity: Int32, allocationOffset: Int32, serial: UInt64) {
     self.capacity = capacity

@@ -1,12 +1,14 @@
 import Testing
 import TraitKit
 
-// When every registration that shares a baseline observes the same traits, a delivery moves
-// them to the new collection all at once and calls each with the old one (a run). These tests
-// hold the run to what moving them one by one gives: each is called once per round, in the
-// order they were made, with the collection it last heard of; a handler that changes the node's
-// collection again, cancels a later registration, or delivers another graph's pass to the node
-// in the middle of the run, changes nothing about that.
+// Registrations that share a baseline and observe the same traits, one after another, are
+// called in a run: each with the shared baseline, none moved to the new collection until the
+// run ends, when the baseline's slot takes it in place if they were all of its users. These
+// tests hold the run to what moving them one by one gives: each is called once per round, in
+// the order they were made, with the collection it last heard of; a handler that changes the
+// node's collection again, cancels a registration, or delivers another graph's pass to the node
+// in the middle of the run, or another user of the baseline outside the run, changes nothing
+// about that.
 
 @Suite("Delivering to registrations that share a baseline")
 struct DeliveryRunTests {
@@ -102,6 +104,139 @@ struct DeliveryRunTests {
     let second = (0..<12).filter { $0 != 7 }.map { "r\($0) compact→regular" }
     #expect(log.entries == first + second)
     #expect(graph.statistics.liveRegistrations == 11)
+  }
+
+  @Test("a handler that cancels an earlier registration of the run leaves the rest their calls")
+  func cancelOfACalledRegistration() {
+    let log = GTLog()
+    var tokens: [TraitChangeRegistration] = []
+    let (graph, _, made) = Self.sizeClassNode(
+      12,
+      log: log,
+      actions: ["r5": { node in node.unregisterForTraitChanges(tokens[2]) }]
+    )
+    tokens = made
+
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
+
+    let first = (0..<12).map { "r\($0) unspecified→compact" }
+    let second = (0..<12).filter { $0 != 2 }.map { "r\($0) compact→regular" }
+    #expect(log.entries == first + second)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 11)
+  }
+
+  @Test("a registration of other traits among a run's ends it, and each still hears once")
+  func registrationOfOtherTraitsAmongARun() {
+    // y2 shares the baseline but observes the style, which the size class changes leave alone:
+    // the run of r0 and r1 stops at it, and r3…r12 are called after it. Were the baseline's slot
+    // to take the new collection when the first run ends, r3…r12 would look already told.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    let names = (0..<13).map { $0 == 2 ? "y2" : "r\($0)" }
+    for name in names {
+      let traits: [TraitKit.Trait] =
+        name == "y2" ? [TraitUserInterfaceStyle.self] : [TraitHorizontalSizeClass.self]
+      node.registerForTraitChanges(traits) { (node: GTNode, previous: TraitCollection) in
+        log.append(
+          "\(name) \(previous.horizontalSizeClass) \(previous.userInterfaceStyle)→"
+            + "\(node.traitCollection.horizontalSizeClass) \(node.traitCollection.userInterfaceStyle)"
+        )
+      }
+    }
+    let sizeClassNames = names.filter { $0 != "y2" }
+
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(
+      log.entries
+        == sizeClassNames.map { "\($0) unspecified unspecified→compact unspecified" }
+        + sizeClassNames.map { "\($0) compact unspecified→regular unspecified" }
+        + ["y2 unspecified unspecified→regular dark"]
+    )
+  }
+
+  @Test("a legacy callback that shares a run's baseline still sees the change, after it")
+  func legacyCallbackSharingARunsBaseline() {
+    // The legacy callback is the baseline's first user, and a delivery calls it after the
+    // registrations: the run of those cannot make the slot take the new collection.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    _ = node._registerForAllTraitChanges(interestingTraits: []) { node, previous in
+      log.append(
+        "legacy \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+      )
+    }
+    for index in 0..<10 {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, previous: TraitCollection) in
+        log.append(
+          "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+        )
+      }
+    }
+
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
+
+    let first = (0..<10).map { "r\($0) unspecified→compact" } + ["legacy unspecified→compact"]
+    let second = (0..<10).map { "r\($0) compact→regular" } + ["legacy compact→regular"]
+    #expect(log.entries == first + second)
+  }
+
+  @Test(
+    "a legacy callback that shares a run's baseline sees the change when the run cancels one",
+    arguments: [false, true]
+  )
+  func legacyCallbackSharingARunsBaselineWithACancel(registersAnother: Bool) {
+    // r5 cancels r2, which the run called, and may register n: the run's count of calls then
+    // matches the baseline's users, the legacy callback among them, though it is not all of
+    // them; with n, so does the count of live registrations.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    _ = node._registerForAllTraitChanges(interestingTraits: []) { node, previous in
+      log.append(
+        "legacy \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+      )
+    }
+    var tokens: [TraitChangeRegistration] = []
+    for index in 0..<12 {
+      tokens.append(
+        node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+          (node: GTNode, previous: TraitCollection) in
+          log.append(
+            "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+          )
+          guard index == 5, node.traitCollection.horizontalSizeClass == .compact else { return }
+          node.unregisterForTraitChanges(tokens[2])
+          guard registersAnother else { return }
+          node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+            (node: GTNode, previous: TraitCollection) in
+            log.append(
+              "n \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+            )
+          }
+        }
+      )
+    }
+
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
+
+    let first = (0..<12).map { "r\($0) unspecified→compact" } + ["legacy unspecified→compact"]
+    let second =
+      (0..<12).filter { $0 != 2 }.map { "r\($0) compact→regular" }
+      + (registersAnother ? ["n compact→regular"] : []) + ["legacy compact→regular"]
+    #expect(log.entries == first + second)
   }
 
   @Test("registrations of another baseline between a run's keep their order and baselines")

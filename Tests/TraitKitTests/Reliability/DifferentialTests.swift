@@ -335,6 +335,9 @@ struct RMGenerator {
   private var nextTarget = 0
   private var nextStamp = 1
   private var budget = reactionBudget
+  /// A registration to make again on its node, with new numbers, and how many times more: the
+  /// copies share its baseline and traits, so that deliveries call them in runs.
+  private var repeats: (template: RMRegistrationSpec, remaining: Int)?
   /// Whether handlers mostly change the tree: a quarter of the sequences, chosen by seed, so
   /// that a handler often moves a node the round has called to where the walk has not been.
   let movesTrees: Bool
@@ -347,6 +350,10 @@ struct RMGenerator {
 
   mutating func next(for model: RMReferenceModel) -> RMOperation {
     let nodes = model.liveNodes
+    if let (template, remaining) = repeats {
+      repeats = remaining > 1 ? (template, remaining - 1) : nil
+      return .register(copy(of: template, model, nodes: nodes))
+    }
     let movable = nodes.filter { !model.isRoot($0) }
     switch random.below(100) {
     case 0..<9:
@@ -372,7 +379,9 @@ struct RMGenerator {
       let trait = randomTrait()
       return .setBase(graph: random.below(model.graphCount), trait, randomValue(of: trait))
     case 53..<68:
-      return .register(registration(model, nodes: nodes, reacting: true))
+      let spec = registration(model, nodes: nodes, reacting: true)
+      if random.chance(12) { repeats = (spec, 7 + random.below(6)) }
+      return .register(spec)
     case 68..<73:
       return unregistration(model, nodes: nodes)
     case 73..<75:
@@ -475,6 +484,30 @@ struct RMGenerator {
       traits: traits,
       sets: sets,
       form: form,
+      reaction: reaction
+    )
+  }
+
+  /// A registration like `template` on its node, with the next number, and now and then a
+  /// reaction of its own.
+  private mutating func copy(
+    of template: RMRegistrationSpec,
+    _ model: RMReferenceModel,
+    nodes: [Int]
+  ) -> RMRegistrationSpec {
+    let id = nextRegistration
+    nextRegistration += 1
+    var reaction: RMReaction?
+    if budget > 0, random.chance(8) {
+      reaction = self.reaction(model, nodes: nodes)
+      budget -= reaction?.uses ?? 0
+    }
+    return RMRegistrationSpec(
+      id: id,
+      node: template.node,
+      traits: template.traits,
+      sets: template.sets,
+      form: template.form,
       reaction: reaction
     )
   }
