@@ -535,34 +535,34 @@ extension TraitGraph {
     first.beginRun(of: slot, from: position, to: storage)
     var user = position
     var called: Int32 = 0
-    baseline._withUnsafeGuaranteedRef { baseline in
-      let previous = TraitCollection(_storage: baseline)
-      while true {
-        // NB: the table read from the node at each step: a handler may have moved it. Its
-        // entries keep their positions while a delivery walks them, and no more than `end` of
-        // them are looked at, all there when the delivery began (compaction waits).
-        let table = node._observers.unsafelyUnwrapped
-        #if TRAITKIT_INTERNAL_CHECKS
-        precondition(user < table.count, "Invariant: a run's users stay in its node's table")
-        #endif
-        // NB: a nested delivery ended the run.
-        guard table.runSlot == slot else { return }
-        let entry = table.entries[user]
-        if entry.isLiveExactRegistration(using: slot) {
-          guard entry.summary == summary else { return }
-          table.runNext = Int32(truncatingIfNeeded: user &+ 1)
-          if entry.call(node, previous) {
-            called &+= 1
-          } else {
-            let table = node._observers.unsafelyUnwrapped
-            if table.entries[user].isLive { node._killRegistration(at: user, in: table) }
-          }
-        } else if entry.isLive {
-          return
+    // NB: the baseline retained once for the run, and the loop in this function's body rather
+    // than in a closure, where its counts would live in memory (traitkit-bench S1).
+    let previous = TraitCollection(_storage: baseline.takeUnretainedValue())
+    while true {
+      // NB: the table read from the node at each step: a handler may have moved it. Its entries
+      // keep their positions while a delivery walks them, and no more than `end` of them are
+      // looked at, all there when the delivery began (compaction waits).
+      let table = node._observers.unsafelyUnwrapped
+      #if TRAITKIT_INTERNAL_CHECKS
+      precondition(user < table.count, "Invariant: a run's users stay in its node's table")
+      #endif
+      // NB: a nested delivery ended the run.
+      guard table.runSlot == slot else { break }
+      let entry = table.entries[user]
+      if entry.isLiveExactRegistration(using: slot) {
+        guard entry.summary == summary else { break }
+        table.runNext = Int32(truncatingIfNeeded: user &+ 1)
+        if entry.call(node, previous) {
+          called &+= 1
+        } else {
+          let table = node._observers.unsafelyUnwrapped
+          if table.entries[user].isLive { node._killRegistration(at: user, in: table) }
         }
-        user &+= 1
-        guard user < end, _epoch == epoch else { return }
+      } else if entry.isLive {
+        break
       }
+      user &+= 1
+      guard user < end, _epoch == epoch else { break }
     }
     callbacks += Int(called)
     let (replaced, holder) = node._observers.unsafelyUnwrapped.finishRun(
