@@ -266,7 +266,14 @@ extension TraitGraph {
       switch step {
       case .pop(let observed):
         _walkStack.pop()
-        if let parent = _walkStack.topIndex { _walkStack[parent].observed |= observed }
+        if let parent = _walkStack.topIndex {
+          _walkStack[parent].observed |= observed
+        } else {
+          // The start's summary may have taken traits that registrations made during the walk
+          // observe elsewhere (see `_walkDidObserve`): its ancestors, which no frame rewrites in
+          // a subtree pass, must cover them too.
+          start._parent?._propagateObserved(observed)
+        }
       case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
