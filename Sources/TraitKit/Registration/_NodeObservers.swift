@@ -462,10 +462,10 @@ struct _NodeObservers {
   ///
   /// When the run called `called` users, and they are all of the slot's users — no registration
   /// was made or cancelled on the node since the table had `entryCount` entries, `liveCount`
-  /// live — the slot takes the run's collection in place, and its old collection is returned,
-  /// for the caller to keep alive until the pass ends. Otherwise the users called move to a
-  /// snapshot that holds the run's collection. Returns too the slot that holds the run's
-  /// collection, or -1 when none is known to.
+  /// live — and no other slot holds the run's collection, the slot takes it in place, and its
+  /// old collection is returned, for the caller to keep alive until the pass ends. Otherwise the
+  /// users called move to the snapshot that holds the run's collection. Returns too the slot
+  /// that holds the run's collection, or -1 when none is known to.
   func finishRun(
     of slot: Int32,
     called: Int32,
@@ -474,8 +474,11 @@ struct _NodeObservers {
     recyclingInto graph: TraitGraph
   ) -> (replaced: Unmanaged<_Storage>?, holder: Int32) {
     guard self.runSlot == slot else { return (nil, -1) }
+    // NB: a registration made since the change, before the pass, has the run's collection as
+    // its baseline already: its slot stays the only one that holds it.
     guard called == withSnapshot(slot, { $0.uses }), entryCount == self.entryCount,
-      liveCount == self.liveEntryCount
+      liveCount == self.liveEntryCount,
+      !snapshot(otherThan: slot, holds: self.runStorage.unsafelyUnwrapped)
     else {
       return (nil, endRun(recyclingInto: graph))
     }
@@ -547,6 +550,17 @@ struct _NodeObservers {
   /// The use count of snapshot `slot`, and whether it holds a storage.
   func _snapshotState(_ slot: Int32) -> (uses: Int32, isHeld: Bool) {
     withSnapshot(slot) { ($0.uses, $0.storage != nil) }
+  }
+
+  /// Whether a snapshot slot other than `slot` holds `storage`.
+  private func snapshot(otherThan slot: Int32, holds storage: Unmanaged<_Storage>) -> Bool {
+    let address = storage.toOpaque()
+    if slot != 0, self.primary.storage?.toOpaque() == address { return true }
+    for index in 0..<Int(self.snapshotCount)
+    where index + 1 != Int(slot) && self.snapshots[index].storage?.toOpaque() == address {
+      return true
+    }
+    return false
   }
 
   /// Whether snapshot `slot` holds `storage`; false for slot -1.

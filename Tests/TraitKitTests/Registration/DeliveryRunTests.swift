@@ -1,5 +1,6 @@
 import Testing
-import TraitKit
+
+@testable import TraitKit
 
 // Registrations that share a baseline and observe the same traits, one after another, are
 // called in a run: each with the shared baseline, none moved to the new collection until the
@@ -104,6 +105,29 @@ struct DeliveryRunTests {
     let second = (0..<12).filter { $0 != 7 }.map { "r\($0) compact→regular" }
     #expect(log.entries == first + second)
     #expect(graph.statistics.liveRegistrations == 11)
+  }
+
+  @Test("a run whose new collection a later registration holds already leaves one slot for it")
+  func runIntoACollectionAnotherSlotHolds() {
+    // The last registration is made after the change, before the pass: its baseline is the new
+    // collection, in a slot of its own. The run of the first ten then moves them into that
+    // slot rather than making theirs take the same collection: one slot per distinct baseline.
+    let log = GTLog()
+    let (graph, node, _) = Self.sizeClassNode(10, log: log)
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, previous: TraitCollection) in
+      log.append("late \(previous.horizontalSizeClass)")
+    }
+
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == (0..<10).map { "r\($0) unspecified→compact" })
+    let table = node._observers!
+    let held = (0..<Int32(table._snapshotSlotCount)).filter { table._snapshotState($0).isHeld }
+    #expect(held.count == 1)
+    gtChangeSizeClass(graph, to: .regular)
+    #expect(log.entries.suffix(11) == (0..<10).map { "r\($0) compact→regular" } + ["late compact"])
   }
 
   @Test("a handler that cancels an earlier registration of the run leaves the rest their calls")
