@@ -196,19 +196,24 @@ extension TraitGraph {
     let round = TraitGraph._nextRoundNumber.wrappingAdd(1, ordering: .relaxed).newValue
     let graph = Unmanaged.passUnretained(self).toOpaque()
     _walkStack.removeAll()
+    _walkRound = round
+    defer { _walkRound = 0 }
     let startPending = (inherited & ~start._shield) | start._pending
     start._pending = .none
     start._hasPendingBelow = false
     start._visitedRound = round
     let startReference = Unmanaged.passUnretained(start)
     var visitPending = startPending
+    _walkCurrent = startReference
     _visit(startReference, pending: &visitPending)
+    _walkCurrent = nil
     _walkStack.push(_frame(startReference, pending: visitPending))
     while let top = _walkStack.topIndex {
       let step: _WalkStep = _walkStack[top].node._withUnsafeGuaranteedRef { node in
         if node._childrenVersion != _walkStack[top].version {
           // A handler added or removed children of this node: consider them all again,
-          // skipping the ones this round has visited.
+          // skipping the ones this round has visited or passed (see
+          // `TraitNode._willChangeChildren`).
           _walkStack[top].next = 0
           _walkStack[top].version = node._childrenVersion
           _walkStack[top].observed = node._observedHere
@@ -235,9 +240,9 @@ extension TraitGraph {
               observed |= child._subtreeObserved
               return nil
             }
-            // A node visited in this round is not visited again: a handler moved it here (under
-            // a restarted frame, or one the walk had not reached). What the move left pending
-            // waits for the next round, which must find the way to it.
+            // A node visited or passed in this round is not visited again: a handler moved it
+            // here (under a restarted frame, or one the walk had not reached). What the move
+            // left pending waits for the next round, which must find the way to it (R5).
             // NB: checked after the filters, on the path that visits: most children are
             // skipped before it (traitkit-bench S2).
             if child._visitedRound == round {
@@ -278,10 +283,34 @@ extension TraitGraph {
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
         }
+        _walkCurrent = child
         _visit(child, pending: &pending)
+        _walkCurrent = nil
         _walkStack.push(_frame(child, pending: pending))
       }
     }
+  }
+
+  /// How many of `node`'s children the running round has considered — visited, or passed
+  /// because nothing pending concerns their subtrees — given that the round visited or passed
+  /// `node` itself.
+  ///
+  /// All of them when the round is done with `node` (it passed it, or went through its
+  /// children); those before the walk's position when it is going through them; none while it
+  /// calls `node`'s registrations, which come first.
+  func _consideredChildren(of node: TraitNode) -> Int {
+    let address = Unmanaged.passUnretained(node).toOpaque()
+    if _walkCurrent?.toOpaque() == address { return 0 }
+    if let top = _walkStack.topIndex {
+      for position in stride(from: top, through: 0, by: -1)
+      where _walkStack[position].node.toOpaque() == address {
+        // NB: the frame's count holds for the children as the frame last saw them; a change
+        // since makes the walk consider them all again.
+        guard _walkStack[position].version == node._childrenVersion else { return 0 }
+        return _walkStack[position].next
+      }
+    }
+    return node._children.count
   }
 
   /// Marks every node on the walk's path as having a pending descendant, so that the next round

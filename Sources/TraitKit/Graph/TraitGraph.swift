@@ -236,6 +236,10 @@ public final class TraitGraph {
   /// Nodes detached while a pass runs, kept alive until it ends (the pass does not retain the
   /// nodes it walks).
   @exclusivity(unchecked) var _graveyard: [TraitNode] = []
+  /// The number of the round walking this graph, or 0 between rounds.
+  @exclusivity(unchecked) var _walkRound: UInt64 = 0
+  /// The node whose registrations the round is calling, if any: its children come after them.
+  @exclusivity(unchecked) var _walkCurrent: Unmanaged<TraitNode>?
 
   func _noteDirty() {
     guard !_isDirty else { return }

@@ -504,6 +504,7 @@ open class TraitNode: TraitEnvironment {
     if child._parent === self, _children.last?.takeUnretainedValue() === child { return }
     let retained = Unmanaged.passRetained(child)
     child._detachFromParent()
+    _willChangeChildren()
     _children.append(retained)
     _childrenVersion &+= 1
     child._parent = self
@@ -558,6 +559,8 @@ open class TraitNode: TraitEnvironment {
     guard let index = parent._children.firstIndex(of: self) else {
       preconditionFailure("A node's parent does not list it among its children")
     }
+    _willLeaveParent()
+    parent._willChangeChildren()
     parent._children.remove(at: index)
     parent._childrenVersion &+= 1
     _parent = nil
@@ -571,6 +574,62 @@ open class TraitNode: TraitEnvironment {
       running._withUnsafeGuaranteedRef { $0._graveyard.append(self) }
     }
     Unmanaged.passUnretained(self).release()
+  }
+
+  // MARK: - Tree changes during a round
+
+  // NB: a round calls a node's registrations at most once, and only where its walk has not been
+  // yet (R5): a node the walk went past — visited, or passed in a subtree where nothing pending
+  // concerns anyone — waits for the next round, wherever a handler moves it. The walk skips
+  // nodes stamped with the round's number; these two mark the nodes it went past without
+  // visiting, when a handler changes the tree, at no cost to the walk itself.
+
+  /// Before this node's children change: when a round of its graph visited or passed this node,
+  /// marks the children the round considered as visited, so that the walk, which then considers
+  /// them all again, passes over them as it did.
+  @inline(__always) final func _willChangeChildren() {
+    guard let graph = _graphRef else { return }
+    let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
+    guard round != 0, _visitedRound == round else { return }
+    _markConsideredChildren(round: round, graph: graph)
+  }
+
+  @inline(never)
+  private final func _markConsideredChildren(round: UInt64, graph: Unmanaged<TraitGraph>) {
+    let considered = graph._withUnsafeGuaranteedRef { $0._consideredChildren(of: self) }
+    for position in 0..<considered {
+      _children[position]._withUnsafeGuaranteedRef { $0._visitedRound = round }
+    }
+  }
+
+  /// Before this node leaves its parent: when a round of its graph went past it, marks it
+  /// visited, so that the round passes over it wherever it goes.
+  @inline(__always) final func _willLeaveParent() {
+    guard let graph = _graphRef else { return }
+    let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
+    guard round != 0, _visitedRound != round else { return }
+    _markIfPassed(round: round, graph: graph)
+  }
+
+  @inline(never)
+  private final func _markIfPassed(round: UInt64, graph: Unmanaged<TraitGraph>) {
+    // The nearest ancestor the round visited or passed, and its child on the way to this node:
+    // the round went past this node if it considered that child.
+    var child = self
+    var ancestor = _parent
+    while let node = ancestor, node._visitedRound != round {
+      child = node
+      ancestor = node._parent
+    }
+    // NB: none: the round walks a subtree that does not hold this node.
+    guard let ancestor else { return }
+    let considered = graph._withUnsafeGuaranteedRef { $0._consideredChildren(of: ancestor) }
+    guard considered > 0 else { return }
+    if considered == ancestor._children.count
+      || ancestor._children.firstIndex(of: child).map({ $0 < considered }) == true
+    {
+      _visitedRound = round
+    }
   }
 
   /// After a move: every trait may differ, and the new ancestors must know what is observed here.

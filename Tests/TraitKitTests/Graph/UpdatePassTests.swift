@@ -785,4 +785,105 @@ struct UpdatePassTests {
     graph.updateTraitsIfNeeded()
     #expect(log.entries == ["early", "early", "new on early", "new on late"])
   }
+
+  // MARK: - Tree changes during a round (R5)
+
+  /// A tree for the tests below: the root's children A, X and C; under A, P; under P, N.
+  ///
+  /// N observes the contrast, which C overrides; C observes the style.
+  private static func passedSubtree(
+    _ log: GTLog
+  ) -> (graph: TraitGraph, a: GTNode, x: GTNode, c: GTNode, n: GTNode) {
+    let graph = TraitGraph()
+    let (a, x, c, p, n) = (GTNode("A"), GTNode("X"), GTNode("C"), GTNode("P"), GTNode("N"))
+    graph.root.gtAdd(a, x, c)
+    a.gtAdd(p)
+    p.gtAdd(n)
+    c.traitOverrides.accessibilityContrast = .high
+    graph.updateTraitsIfNeeded()
+    n.registerForTraitChanges([TraitAccessibilityContrast.self]) {
+      [unowned graph] (node: GTNode, _: TraitCollection) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+    }
+    c.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph] (node: GTNode, _: TraitCollection) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+    }
+    return (graph, a, x, c, n)
+  }
+
+  @Test("a node deep in a subtree the round passed waits a round when a handler moves it ahead")
+  func nodeInPassedSubtreeMovedAhead() {
+    // The round passes A's subtree (nobody there observes the style). X's handler moves N, two
+    // levels down in it, under C, which the round has not reached: N went past, so it hears of
+    // C's contrast in round 2, after C.
+    let log = GTLog()
+    let (graph, _, x, c, n) = Self.passedSubtree(log)
+    x.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph] (node: GTNode, _: TraitCollection) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+      c.addTraitChild(n)
+    }
+
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["X@1", "C@1", "N@2"])
+  }
+
+  @Test("a node a handler moves ahead of the round from a subtree it has not reached hears at once")
+  func nodeAheadMovedAhead() {
+    // X's handler moves N from under C, which the round has not reached, to under C's new child
+    // D: N never went past, so round 1 calls it, after C.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let (x, c, d, n) = (GTNode("X"), GTNode("C"), GTNode("D"), GTNode("N"))
+    graph.root.gtAdd(x, c)
+    c.gtAdd(n)
+    graph.updateTraitsIfNeeded()
+    for node in [c, n] {
+      node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+        [unowned graph] (node: GTNode, _: TraitCollection) in
+        log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+      }
+    }
+    x.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph] (node: GTNode, _: TraitCollection) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+      c.addTraitChild(d)
+      d.addTraitChild(n)
+    }
+
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["X@1", "C@1", "N@1"])
+  }
+
+  @Test("children a handler gives the node it is called for are visited in the same round")
+  func childrenOfTheNodeBeingCalled() {
+    // X's handler moves N, which the round passed under A, under X itself: the round has not
+    // gone through X's children yet, but N went past, so N waits for round 2. M, new, is
+    // visited in round 1.
+    let log = GTLog()
+    let (graph, _, x, _, n) = Self.passedSubtree(log)
+    let m = GTNode("M")
+    m.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph] (node: GTNode, _: TraitCollection) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+    }
+    n.traitOverrides.userInterfaceStyle = .light
+    x.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph] (node: GTNode, _: TraitCollection) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+      node.addTraitChild(m)
+      node.addTraitChild(n)
+      node.traitOverrides.accessibilityContrast = .high
+    }
+
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["X@1", "M@1", "C@1", "N@2"])
+  }
 }

@@ -1074,14 +1074,15 @@ struct DifferentialRegressionTests {
     #expect(log == ["X"])
   }
 
-  // MARK: Open: a node the round passed clean is called in the same round
+  // MARK: Fixed: a node the round passed clean was called in the same round
 
   @Test("a change behind the walk waits for the next round even when a handler changes the path")
   func changeBehindTheWalkAfterRestart() {
     // R5. X's handler changes the size class at the root, which A, behind the walk, observes:
     // A hears of it in round 2, after C. When the handler also detaches D, a child of the root,
-    // the walk starts the root's children over and calls A in round 1, before C: A had nothing
-    // pending when the walk passed it, so it counts as not visited.
+    // the walk starts the root's children over; it called A in round 1, before C, as A had
+    // nothing pending when the walk passed it. Fixed: the children the walk considered before
+    // the change count as visited.
     func run(detaching: Bool) -> [String] {
       let graph = TraitGraph()
       let nodes = (0..<4).map { _ in TraitNode() }
@@ -1106,17 +1107,16 @@ struct DifferentialRegressionTests {
     }
 
     #expect(run(detaching: false) == ["X@1", "C@1", "A@2"])
-    withKnownIssue("RMKnownBugs.passedNodesCalledInTheSameRound") {
-      #expect(run(detaching: true) == ["X@1", "C@1", "A@2"])
-    }
+    #expect(run(detaching: true) == ["X@1", "C@1", "A@2"])
   }
 
   @Test("a node the round passed and a handler moves ahead waits a round, dirty or not")
   func passedNodeMovedAhead() {
     // R5, and "values that changed and changed back fire nothing". X's handler moves N, which
     // the round passed under A, under C, which it has not reached. When N's layout direction was
-    // set and removed before the pass, N waits for round 2; when it was untouched, the round
-    // calls N in round 1: whether it had a change that came to nothing decides the round.
+    // set and removed before the pass, N waited for round 2; when it was untouched, the round
+    // called N in round 1: whether it had a change that came to nothing decided the round.
+    // Fixed: a node the round went past counts as visited wherever a handler moves it.
     func run(touched: Bool) -> [String] {
       let graph = TraitGraph()
       let nodes = (0..<3).map { _ in TraitNode() }
@@ -1150,9 +1150,7 @@ struct DifferentialRegressionTests {
     }
 
     #expect(run(touched: true) == ["X@1", "C@1", "N@2"])
-    withKnownIssue("RMKnownBugs.passedNodesCalledInTheSameRound") {
-      #expect(run(touched: false) == ["X@1", "C@1", "N@2"])
-    }
+    #expect(run(touched: false) == ["X@1", "C@1", "N@2"])
   }
 
   // MARK: Fixed: a node outlived its parent's collection

@@ -272,14 +272,14 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   /// is in.
   static let detachedNodesHearDuringThePass = RMKnownBugs(rawValue: 1 << 3)
 
-  /// Open: a node that the round passed without entering it is called in the same round when
-  /// the walk comes back to it.
+  /// Fixed: a node that the round passed without entering it was called in the same round when
+  /// the walk came back to it.
   ///
   /// The round passes a node without entering it when nothing it observes was pending. The walk
-  /// comes back to it after a handler changed the children of a node on the walk's path (the
+  /// came back to it after a handler changed the children of a node on the walk's path (the
   /// walk starts that node's children over), or moved it ahead of the walk. A node the round
-  /// entered waits for the next round in both cases, as R5 says for changes behind the walk; so
-  /// the round of a callback depends on whether a value changed and changed back before the
+  /// entered waited for the next round in both cases, as R5 says for changes behind the walk; so
+  /// the round of a callback depended on whether a value changed and changed back before the
   /// pass.
   ///
   /// Avoided by skipping, on both sides, the handler tree changes that change the children of
@@ -297,7 +297,7 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   ]
 
   /// The bugs still open, which the default run steers around.
-  static let open: RMKnownBugs = [.passedNodesCalledInTheSameRound]
+  static let open: RMKnownBugs = []
 
   static let all = RMKnownBugs(named.map(\.bug))
 
