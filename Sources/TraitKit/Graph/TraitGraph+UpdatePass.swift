@@ -197,7 +197,10 @@ extension TraitGraph {
     let graph = Unmanaged.passUnretained(self).toOpaque()
     _walkStack.removeAll()
     _walkRound = round
-    defer { _walkRound = 0 }
+    defer {
+      _walkRound = 0
+      if !_departed.isEmpty { _departed.removeAll() }
+    }
     let startPending = (inherited & ~start._shield) | start._pending
     start._pending = .none
     start._hasPendingBelow = false
@@ -270,14 +273,19 @@ extension TraitGraph {
       }
       switch step {
       case .pop(let observed):
+        let popped = _walkStack[top].node
         _walkStack.pop()
         if let parent = _walkStack.topIndex {
           _walkStack[parent].observed |= observed
-        } else {
-          // The start's summary may have taken traits that registrations made during the walk
-          // observe elsewhere (see `_walkDidObserve`): its ancestors, which no frame rewrites in
-          // a subtree pass, must cover them too.
-          start._parent?._propagateObserved(observed)
+        }
+        // The node's summary may have taken traits that registrations made during the walk
+        // observe elsewhere (see `_walkDidObserve`): its parent must cover them too when no
+        // frame rewrites it — the start's in a subtree pass, or a new parent a handler gave it.
+        popped._withUnsafeGuaranteedRef { node in
+          guard let parent = node._parentRef,
+            _walkStack.topIndex.map({ _walkStack[$0].node.toOpaque() }) != parent.toOpaque()
+          else { return }
+          parent._withUnsafeGuaranteedRef { $0._propagateObserved(observed) }
         }
       case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
@@ -299,18 +307,32 @@ extension TraitGraph {
   /// children); those before the walk's position when it is going through them; none while it
   /// calls `node`'s registrations, which come first.
   func _consideredChildren(of node: TraitNode) -> Int {
+    if _walkCurrent?.toOpaque() == Unmanaged.passUnretained(node).toOpaque() { return 0 }
+    return _frameProgress(of: node) ?? node._children.count
+  }
+
+  /// How many of `node`'s children its frame has considered, when the walk is going through
+  /// them; nil when `node` has no frame.
+  func _frameProgress(of node: TraitNode) -> Int? {
     let address = Unmanaged.passUnretained(node).toOpaque()
-    if _walkCurrent?.toOpaque() == address { return 0 }
-    if let top = _walkStack.topIndex {
-      for position in stride(from: top, through: 0, by: -1)
-      where _walkStack[position].node.toOpaque() == address {
-        // NB: the frame's count holds for the children as the frame last saw them; a change
-        // since makes the walk consider them all again.
-        guard _walkStack[position].version == node._childrenVersion else { return 0 }
-        return _walkStack[position].next
-      }
+    guard let top = _walkStack.topIndex else { return nil }
+    for position in stride(from: top, through: 0, by: -1)
+    where _walkStack[position].node.toOpaque() == address {
+      // NB: the frame's count holds for the children as the frame last saw them; a change
+      // since makes the walk consider them all again.
+      guard _walkStack[position].version == node._childrenVersion else { return 0 }
+      return _walkStack[position].next
     }
-    return node._children.count
+    return nil
+  }
+
+  /// Whether the running round is calling `node`'s registrations or going through its children:
+  /// it has not gone past a child that `node` gets now.
+  func _isGoingThroughChildren(of node: TraitNode) -> Bool {
+    let address = Unmanaged.passUnretained(node).toOpaque()
+    if _walkCurrent?.toOpaque() == address { return true }
+    guard let top = _walkStack.topIndex else { return false }
+    return (0...top).contains { _walkStack[$0].node.toOpaque() == address }
   }
 
   /// Marks every node on the walk's path as having a pending descendant, so that the next round
@@ -355,6 +377,14 @@ extension TraitGraph {
     // two until it deinitializes (traitkit-bench S2).
     reference._withUnsafeGuaranteedRef { node in
       _visitWidening = .none
+      let visitPending = pending
+      defer {
+        // A node a handler detached, or moved to another graph, heard of nothing more here
+        // (R10): what this visit had to tell it waits for a pass of the graph it is in then.
+        if node._graphRef?.toOpaque() != Unmanaged.passUnretained(self).toOpaque() {
+          node._markPending(visitPending)
+        }
+      }
       defer {
         // What handlers changed here, or above, during the visit reaches the subtree this round.
         pending |= node._pending | (_visitWidening & ~node._shield)
@@ -419,7 +449,8 @@ extension TraitGraph {
     var wastedLegacyCallbacks = 0
     // A delivery nested in a callback of another's run ends that run first: the users it called
     // move to the collection they saw, which this delivery compares with.
-    // NB: only a nested delivery reads the run's fields, on the header's second line.
+    // NB: a delivery reads the run's fields, on the header's second line, only here when
+    // nested, and in a run of its own.
     if node._observers.unsafelyUnwrapped.deliveryDepth > 1 {
       node._observers.unsafelyUnwrapped.endRun(recyclingInto: self)
     }

@@ -73,8 +73,12 @@ open class TraitNode: TraitEnvironment {
   @exclusivity(unchecked) final var _shield = _TraitFilter.none
   /// Traits that may have changed here since the last pass visited this node.
   @exclusivity(unchecked) final var _pending = _TraitFilter.none
-  /// The number of the last pass round that visited this node.
+  /// The number of the last pass round that visited this node, or went past it (see
+  /// `_wasGonePast(round:graph:)`).
   @exclusivity(unchecked) final var _visitedRound: UInt64 = 0
+  /// The number of the round that was running when this node joined its parent behind that
+  /// round's walk, or 0: the subtree the walk went past did not hold this node then.
+  @exclusivity(unchecked) final var _joinedLateRound: UInt64 = 0
   /// Whether some strict descendant has `_pending` set or a pending descendant.
   @exclusivity(unchecked) final var _hasPendingBelow = false
   @exclusivity(unchecked) final var _ownsResolved = false
@@ -505,6 +509,7 @@ open class TraitNode: TraitEnvironment {
     let retained = Unmanaged.passRetained(child)
     child._detachFromParent()
     _willChangeChildren()
+    child._joinedLateRound = _roundGonePastNewChildren()
     _children.append(retained)
     _childrenVersion &+= 1
     child._parent = self
@@ -584,9 +589,9 @@ open class TraitNode: TraitEnvironment {
   // nodes stamped with the round's number; these two mark the nodes it went past without
   // visiting, when a handler changes the tree, at no cost to the walk itself.
 
-  /// Before this node's children change: when a round of its graph visited or passed this node,
-  /// marks the children the round considered as visited, so that the walk, which then considers
-  /// them all again, passes over them as it did.
+  /// Before this node's children change: when a round of its graph is going through them,
+  /// marks the children it went past as visited, so that the walk, which then considers them
+  /// all again, passes over them as it did.
   @inline(__always) final func _willChangeChildren() {
     guard let graph = _graphRef else { return }
     let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
@@ -596,39 +601,60 @@ open class TraitNode: TraitEnvironment {
 
   @inline(never)
   private final func _markConsideredChildren(round: UInt64, graph: Unmanaged<TraitGraph>) {
-    let considered = graph._withUnsafeGuaranteedRef { $0._consideredChildren(of: self) }
+    // NB: only a frame going through the children starts them over; the children of a node the
+    // round is done with are never considered again (`_wasGonePast` judges the one that moves).
+    guard let considered = graph._withUnsafeGuaranteedRef({ $0._frameProgress(of: self) }) else {
+      return
+    }
     for position in 0..<considered {
-      _children[position]._withUnsafeGuaranteedRef { $0._visitedRound = round }
+      _children[position]._withUnsafeGuaranteedRef { child in
+        // NB: a child that joined behind the walk is not one it went past.
+        if child._joinedLateRound != round { child._visitedRound = round }
+      }
     }
   }
 
   /// Before this node leaves its parent: when a round of its graph went past it, marks it
-  /// visited, so that the round passes over it wherever it goes.
+  /// visited, so that the round passes over it wherever it goes, in this graph or, and back,
+  /// another (see `_moveSubtree(to:)`).
   @inline(__always) final func _willLeaveParent() {
     guard let graph = _graphRef else { return }
     let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
     guard round != 0, _visitedRound != round else { return }
-    _markIfPassed(round: round, graph: graph)
+    if _wasGonePast(round: round, graph: graph) { _visitedRound = round }
   }
 
+  /// The number of the round running on this node's graph when that round has gone past where a
+  /// new last child of this node goes, or 0: the child then joined behind the walk, and a walk
+  /// that passed this subtree earlier did not go past it.
+  @inline(__always) final func _roundGonePastNewChildren() -> UInt64 {
+    guard let graph = _graphRef else { return 0 }
+    let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
+    guard round != 0 else { return 0 }
+    let behind =
+      _visitedRound == round
+      ? !graph._withUnsafeGuaranteedRef { $0._isGoingThroughChildren(of: self) }
+      : _wasGonePast(round: round, graph: graph)
+    return behind ? round : 0
+  }
+
+  /// Whether the running round `round` of `graph` went past this node: visited it, or passed a
+  /// subtree that held it then.
   @inline(never)
-  private final func _markIfPassed(round: UInt64, graph: Unmanaged<TraitGraph>) {
-    // The nearest ancestor the round visited or passed, and its child on the way to this node:
-    // the round went past this node if it considered that child.
-    var child = self
-    var ancestor = _parent
-    while let node = ancestor, node._visitedRound != round {
-      child = node
-      ancestor = node._parent
-    }
-    // NB: none: the round walks a subtree that does not hold this node.
-    guard let ancestor else { return }
-    let considered = graph._withUnsafeGuaranteedRef { $0._consideredChildren(of: ancestor) }
-    guard considered > 0 else { return }
-    if considered == ancestor._children.count
-      || ancestor._children.firstIndex(of: child).map({ $0 < considered }) == true
-    {
-      _visitedRound = round
+  final func _wasGonePast(round: UInt64, graph: Unmanaged<TraitGraph>) -> Bool {
+    var node = self
+    while true {
+      if node._visitedRound == round { return true }
+      // NB: it joined its parent behind the walk: whatever the walk passed there, not this.
+      if node._joinedLateRound == round { return false }
+      guard let parent = node._parent else { return false }
+      if parent._visitedRound == round {
+        // The walk went past this child of the node it visited or passed if it considered it.
+        let considered = graph._withUnsafeGuaranteedRef { $0._consideredChildren(of: parent) }
+        return considered == parent._children.count
+          || parent._children.firstIndex(of: node).map { $0 < considered } == true
+      }
+      node = parent
     }
   }
 
@@ -643,12 +669,22 @@ open class TraitNode: TraitEnvironment {
   /// Points every node of this subtree at `graph`, updating both graphs' counts.
   private final func _moveSubtree(to graph: TraitGraph?) {
     let oldGraph = _graph
+    // NB: a round running on either graph: a node keeps one round's mark, and another graph's
+    // pass may overwrite it (see `TraitGraph._departed`).
+    let leftRound = oldGraph?._walkRound ?? 0
+    let joinedRound = graph?._walkRound ?? 0
     var nodes = 0
     var registrations = 0
     var stack = [self]
     while let node = stack.popLast() {
       nodes += 1
       registrations += node._observers?.liveCount ?? 0
+      if leftRound != 0, node._visitedRound == leftRound {
+        oldGraph.unsafelyUnwrapped._departed.insert(ObjectIdentifier(node))
+      }
+      if joinedRound != 0, graph.unsafelyUnwrapped._departed.contains(ObjectIdentifier(node)) {
+        node._visitedRound = joinedRound
+      }
       node._graph = graph
       node._resolvedEpoch = 0
       stack.append(contentsOf: node._children.nodes)

@@ -53,8 +53,8 @@ struct _NodeObservers {
   private static let initialCapacity: Int32 = 4
   /// The capacity below which a full table grows by two entries rather than by half.
   private static let additiveGrowthLimit: Int32 = 16
-  /// The fewest users of a baseline that a delivery moves at once rather than one by one: below
-  /// it, looking for them costs more than it saves (traitkit-bench S5).
+  /// The fewest users a baseline has for a delivery to call them in a run: below it, starting
+  /// and ending a run costs more than moving them one by one saves (traitkit-bench S5).
   static let minimumRunLength: Int32 = 8
   /// The most entries a table holds: an entry numbers its snapshot slot in 28 bits, and a table
   /// has at most two slots more than entries.

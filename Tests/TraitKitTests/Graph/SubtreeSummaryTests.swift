@@ -50,4 +50,76 @@ struct SubtreeSummaryTests {
     #expect(registered)
     #expect(Self.summariesCoverChildren(from: graph.root))
   }
+
+  @Test("a node a handler moves off the walk's path keeps its new ancestors' summaries covering")
+  func frameNodeMovedOffThePath() {
+    // Found by review. X's handler, called by a subtree pass from S, moves T, on the walk's
+    // path, under P, outside the subtree, then registers on the root: T's frame, which took the
+    // root's new traits too, wrote them into T's summary, and P did not have them.
+    let graph = TraitGraph()
+    let (p, s, t, x) = (TraitNode(), TraitNode(), TraitNode(), TraitNode())
+    graph.root.addTraitChild(p)
+    graph.root.addTraitChild(s)
+    s.addTraitChild(t)
+    t.addTraitChild(x)
+    graph.updateTraitsIfNeeded()
+    var moved = false
+    x.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      [unowned graph] (_: TraitNode, _: TraitCollection) in
+      guard !moved else { return }
+      moved = true
+      p.addTraitChild(t)
+      graph.root.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+        (_: TraitNode, _: TraitCollection) in
+      }
+    }
+    s.traitOverrides.horizontalSizeClass = .compact
+
+    s.updateTraitsIfNeeded()
+
+    #expect(moved)
+    #expect(Self.summariesCoverChildren(from: graph.root))
+  }
+
+  @Test("a node a handler sends from the walk's path to another graph still hears its changes")
+  func frameNodeSentToAnotherGraph() {
+    // Found by review. X's handler moves T, on graph A's walk path, under Q in graph B, runs
+    // B's pass, and registers on A's root: T's frame wrote A's new traits into T's summary, so
+    // a later registration at X stopped its propagation at T, and Q never learned of it: B's
+    // walk skipped Q, and X missed the change.
+    let a = TraitGraph()
+    let b = TraitGraph()
+    let (a1, t, x, q) = (TraitNode(), TraitNode(), TraitNode(), TraitNode())
+    a.root.addTraitChild(a1)
+    a1.addTraitChild(t)
+    t.addTraitChild(x)
+    b.root.addTraitChild(q)
+    a.updateTraitsIfNeeded()
+    b.updateTraitsIfNeeded()
+    var moved = false
+    x.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      [unowned a] (_: TraitNode, _: TraitCollection) in
+      guard !moved else { return }
+      moved = true
+      q.addTraitChild(t)
+      b.updateTraitsIfNeeded()
+      a.root.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+        (_: TraitNode, _: TraitCollection) in
+      }
+    }
+    a.root.traitOverrides.horizontalSizeClass = .compact
+    a.updateTraitsIfNeeded()
+    var called = 0
+    x.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (_: TraitNode, _: TraitCollection) in
+      called += 1
+    }
+
+    b.root.traitOverrides.userInterfaceStyle = .dark
+    b.updateTraitsIfNeeded()
+
+    #expect(moved)
+    #expect(Self.summariesCoverChildren(from: b.root))
+    #expect(called == 1)
+  }
 }

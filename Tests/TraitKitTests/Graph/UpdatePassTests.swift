@@ -886,4 +886,99 @@ struct UpdatePassTests {
 
     #expect(log.entries == ["X@1", "M@1", "C@1", "N@2"])
   }
+
+  @Test("a node the round went past waits a round when it comes back from another graph's pass")
+  func nodeBackFromAnotherGraphsPass() {
+    // Found by review. M's handler sends N, which round 1 called, through graph B's pass, whose
+    // visit marks N with B's round, and back under Z: N is still one the round went past, so
+    // its call for coming back waits for round 2, after Z.
+    let log = GTLog()
+    let a = TraitGraph()
+    let b = TraitGraph(baseTraits: TraitCollection { $0.horizontalSizeClass = .regular })
+    let (n, m, z) = (GTNode("N"), GTNode("M"), GTNode("Z"))
+    a.root.gtAdd(n, m, z)
+    a.updateTraitsIfNeeded()
+    var sent = false
+    for node in [n, m, z] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        [unowned a] (node: GTNode, previous: TraitCollection) in
+        log.append(
+          "\(node.name) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+            + "@\(a.statistics.lastPass.rounds)"
+        )
+        guard node === m, !sent else { return }
+        sent = true
+        b.root.addTraitChild(n)
+        b.updateTraitsIfNeeded()
+        z.addTraitChild(n)
+      }
+    }
+
+    a.root.traitOverrides.horizontalSizeClass = .compact
+    a.updateTraitsIfNeeded()
+
+    #expect(
+      log.entries == [
+        "N unspecified→compact@1", "M unspecified→compact@1", "N compact→regular@1",
+        "Z unspecified→compact@1", "N regular→compact@2",
+      ]
+    )
+  }
+
+  @Test("a node a handler adds behind the round and then moves ahead of it hears at once")
+  func nodeAddedBehindThenMovedAhead() {
+    // Found by review. X's handler adds N under P, which round 1 has called, then moves it
+    // under C, which the round has not reached: the round never went past N, so it calls N
+    // after C.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let (p, x, c, n) = (GTNode("P"), GTNode("X"), GTNode("C"), GTNode("N"))
+    graph.root.gtAdd(p, x, c)
+    graph.updateTraitsIfNeeded()
+    for node in [p, x, c, n] {
+      node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+        [unowned graph] (node: GTNode, _: TraitCollection) in
+        log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+        guard node === x else { return }
+        p.addTraitChild(n)
+        c.addTraitChild(n)
+      }
+    }
+
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["P@1", "X@1", "C@1", "N@1"])
+  }
+
+  @Test("a node a handler detaches while the pass calls it hears of its own change once back")
+  func nodeDetachedDuringItsVisitHearsLater() {
+    // Found by the differential test. R1's handler detaches P, N's parent, while the pass calls
+    // N for N's own style: R2 hears of nothing in that pass (R10), and of the style once P is
+    // back. The visit had cleared N's pending style, and N's override hid it from the change
+    // that attaching P again marks.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let (p, n) = (GTNode("P"), GTNode("N"))
+    graph.root.gtAdd(p)
+    p.gtAdd(n)
+    graph.updateTraitsIfNeeded()
+    for name in ["R1", "R2"] {
+      n.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+        (node: GTNode, previous: TraitCollection) in
+        log.append(
+          "\(name) \(previous.userInterfaceStyle)→\(node.traitCollection.userInterfaceStyle)"
+        )
+        if name == "R1" { p.removeFromTraitParent() }
+      }
+    }
+    n.traitOverrides.userInterfaceStyle = .dark
+
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["R1 unspecified→dark"])
+    graph.root.addTraitChild(p)
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["R1 unspecified→dark", "R2 unspecified→dark"])
+  }
 }
