@@ -200,11 +200,13 @@ extension TraitGraph {
     defer {
       _walkRound = 0
       if !_departed.isEmpty { _departed.removeAll() }
+      _coverWrittenSummaries(from: start)
     }
     let startPending = (inherited & ~start._shield) | start._pending
     start._pending = .none
     start._hasPendingBelow = false
-    start._visitedRound = round
+    let visitMark = TraitNode._visitMark(of: round)
+    start._roundMark = visitMark
     let startReference = Unmanaged.passUnretained(start)
     var visitPending = startPending
     _walkCurrent = startReference
@@ -248,7 +250,7 @@ extension TraitGraph {
             // left pending waits for the next round, which must find the way to it (R5).
             // NB: checked after the filters, on the path that visits: most children are
             // skipped before it (traitkit-bench S2).
-            if child._visitedRound == round {
+            if child._roundMark == visitMark {
               observed |= child._subtreeObserved
               if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
               return nil
@@ -258,12 +260,16 @@ extension TraitGraph {
             // observes, for the passes after it is attached again.
             guard child._graphRef?.toOpaque() == graph else {
               observed |= child._subtreeObserved
+              // NB: the round went past it all the same (R5), should a handler move it back,
+              // and what reached it waits for a pass of the graph it is in then.
+              child._roundMark = visitMark
+              child._keepPending(reaching | child._pending)
               return nil
             }
             let visitPending = reaching | child._pending
             child._pending = .none
             child._hasPendingBelow = false
-            child._visitedRound = round
+            child._roundMark = visitMark
             return visitPending
           }
           if let visitPending { return .visit(visitPending) }
@@ -273,20 +279,8 @@ extension TraitGraph {
       }
       switch step {
       case .pop(let observed):
-        let popped = _walkStack[top].node
         _walkStack.pop()
-        if let parent = _walkStack.topIndex {
-          _walkStack[parent].observed |= observed
-        }
-        // The node's summary may have taken traits that registrations made during the walk
-        // observe elsewhere (see `_walkDidObserve`): its parent must cover them too when no
-        // frame rewrites it — the start's in a subtree pass, or a new parent a handler gave it.
-        popped._withUnsafeGuaranteedRef { node in
-          guard let parent = node._parentRef,
-            _walkStack.topIndex.map({ _walkStack[$0].node.toOpaque() }) != parent.toOpaque()
-          else { return }
-          parent._withUnsafeGuaranteedRef { $0._propagateObserved(observed) }
-        }
+        if let parent = _walkStack.topIndex { _walkStack[parent].observed |= observed }
       case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
@@ -324,6 +318,21 @@ extension TraitGraph {
       return _walkStack[position].next
     }
     return nil
+  }
+
+  /// At the end of a round, makes the parents of the nodes whose summaries the walk wrote
+  /// without the node of the frame below taking them cover them: the start's in a subtree pass,
+  /// and those of the frames' nodes that handlers moved.
+  ///
+  /// A frame's summary may hold traits that registrations made during the walk observe
+  /// elsewhere (see `_walkDidObserve`).
+  private func _coverWrittenSummaries(from start: TraitNode) {
+    start._parent?._propagateObserved(start._subtreeObserved)
+    guard !_movedFrameNodes.isEmpty else { return }
+    for node in _movedFrameNodes {
+      node._withUnsafeGuaranteedRef { $0._parent?._propagateObserved($0._subtreeObserved) }
+    }
+    _movedFrameNodes.removeAll()
   }
 
   /// Whether the running round is calling `node`'s registrations or going through its children:
@@ -377,14 +386,6 @@ extension TraitGraph {
     // two until it deinitializes (traitkit-bench S2).
     reference._withUnsafeGuaranteedRef { node in
       _visitWidening = .none
-      let visitPending = pending
-      defer {
-        // A node a handler detached, or moved to another graph, heard of nothing more here
-        // (R10): what this visit had to tell it waits for a pass of the graph it is in then.
-        if node._graphRef?.toOpaque() != Unmanaged.passUnretained(self).toOpaque() {
-          node._markPending(visitPending)
-        }
-      }
       defer {
         // What handlers changed here, or above, during the visit reaches the subtree this round.
         pending |= node._pending | (_visitWidening & ~node._shield)
@@ -468,6 +469,8 @@ extension TraitGraph {
         // deliver the traits it changed here to the later registrations too. A node a handler
         // detached, or moved to another graph, hears of nothing more from this pass (R10).
         guard node._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() else {
+          // What this visit had to tell it waits for a pass of the graph it is in then.
+          node._keepPending(pending)
           return
         }
         epoch = _epoch

@@ -65,7 +65,7 @@ struct SubtreeSummaryTests {
     graph.updateTraitsIfNeeded()
     var moved = false
     x.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-      [unowned graph] (_: TraitNode, _: TraitCollection) in
+      [unowned graph, unowned p, unowned t] (_: TraitNode, _: TraitCollection) in
       guard !moved else { return }
       moved = true
       p.addTraitChild(t)
@@ -98,7 +98,7 @@ struct SubtreeSummaryTests {
     b.updateTraitsIfNeeded()
     var moved = false
     x.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-      [unowned a] (_: TraitNode, _: TraitCollection) in
+      [unowned a, unowned b, unowned q, unowned t] (_: TraitNode, _: TraitCollection) in
       guard !moved else { return }
       moved = true
       q.addTraitChild(t)

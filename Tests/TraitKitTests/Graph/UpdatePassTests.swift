@@ -900,8 +900,10 @@ struct UpdatePassTests {
     a.updateTraitsIfNeeded()
     var sent = false
     for node in [n, m, z] {
+      // NB: unowned: a node's handler that held a node or graph of these trees would keep it.
       node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-        [unowned a] (node: GTNode, previous: TraitCollection) in
+        [unowned a, unowned b, unowned n, unowned m, unowned z]
+        (node: GTNode, previous: TraitCollection) in
         log.append(
           "\(node.name) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
             + "@\(a.statistics.lastPass.rounds)"
@@ -937,7 +939,11 @@ struct UpdatePassTests {
     graph.updateTraitsIfNeeded()
     for node in [p, x, c, n] {
       node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
-        [unowned graph] (node: GTNode, _: TraitCollection) in
+        [unowned graph, unowned p, unowned x, unowned c, unowned n] (
+          node: GTNode,
+          _: TraitCollection
+        )
+        in
         log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
         guard node === x else { return }
         p.addTraitChild(n)
@@ -965,7 +971,7 @@ struct UpdatePassTests {
     graph.updateTraitsIfNeeded()
     for name in ["R1", "R2"] {
       n.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
-        (node: GTNode, previous: TraitCollection) in
+        [unowned p] (node: GTNode, previous: TraitCollection) in
         log.append(
           "\(name) \(previous.userInterfaceStyle)→\(node.traitCollection.userInterfaceStyle)"
         )
@@ -980,5 +986,37 @@ struct UpdatePassTests {
     graph.updateTraitsIfNeeded()
 
     #expect(log.entries == ["R1 unspecified→dark", "R2 unspecified→dark"])
+  }
+
+  @Test("a child of a node a handler detaches during its visit hears of the change once back")
+  func childOfNodeDetachedDuringItsVisitHearsLater() {
+    // Found by the differential test. C's handler detaches P, C's parent, while the pass calls C
+    // for C's own style: D, below C, hears of nothing in that pass (R10), and of the style once
+    // P is back. The walk skipped D, out of the graph, and what reached it was lost: C's
+    // override hid it from the change that attaching P again marks.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let (p, c, d) = (GTNode("P"), GTNode("C"), GTNode("D"))
+    graph.root.gtAdd(p)
+    p.gtAdd(c)
+    c.gtAdd(d)
+    graph.updateTraitsIfNeeded()
+    for node in [c, d] {
+      node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+        [unowned p] (node: GTNode, previous: TraitCollection) in
+        log.append(
+          "\(node.name) \(previous.userInterfaceStyle)→\(node.traitCollection.userInterfaceStyle)"
+        )
+        if node.name == "C" { p.removeFromTraitParent() }
+      }
+    }
+    c.traitOverrides.userInterfaceStyle = .dark
+
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == ["C unspecified→dark"])
+    graph.root.addTraitChild(p)
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["C unspecified→dark", "D unspecified→dark"])
   }
 }
