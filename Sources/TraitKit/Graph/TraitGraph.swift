@@ -243,11 +243,12 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _movedFrameNodes: [Unmanaged<TraitNode>] = []
   /// The node whose registrations the round is calling, if any: its children come after them.
   @exclusivity(unchecked) var _walkCurrent: Unmanaged<TraitNode>?
-  /// The nodes that left this graph during the running round after it went past them: another
-  /// graph's pass may overwrite their mark, which they get back if they return in the round.
+  /// The marks (`TraitNode._roundMark`) of the running round that nodes had when they left this
+  /// graph: another graph's pass may overwrite them, and they get them back if they return in
+  /// the round.
   // NB: a node detached during a pass stays alive until the pass ends (the graveyard), so its
   // identifier stands for it until then.
-  @exclusivity(unchecked) var _departed: Set<ObjectIdentifier> = []
+  @exclusivity(unchecked) var _departed: [ObjectIdentifier: UInt64] = [:]
 
   func _noteDirty() {
     guard !_isDirty else { return }

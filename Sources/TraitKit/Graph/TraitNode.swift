@@ -587,8 +587,9 @@ open class TraitNode: TraitEnvironment {
   // NB: a round calls a node's registrations at most once, and only where its walk has not been
   // yet (R5): a node the walk went past — visited, or passed in a subtree where nothing pending
   // concerns anyone — waits for the next round, wherever a handler moves it. The walk skips
-  // nodes stamped with the round's number; these two mark the nodes it went past without
-  // visiting, when a handler changes the tree, at no cost to the walk itself.
+  // nodes with the round's mark (`_roundMark`); the functions below mark the nodes it went past
+  // without visiting when a handler changes the tree, so that the walk itself marks only the
+  // nodes it visits (traitkit-bench S2: most nodes are passed).
 
   /// Before this node's children change: when a round of its graph is going through them,
   /// marks the children it went past as visited, so that the walk, which then considers them
@@ -686,6 +687,30 @@ open class TraitNode: TraitEnvironment {
     }
   }
 
+  /// Before this subtree leaves `graph`, whose round is running: marks the nodes the round went
+  /// past, and records every node's mark in the graph, for a return in the same round (a pass of
+  /// another graph may overwrite the marks, and a node the round went past only as part of this
+  /// subtree would lose that once separated from it).
+  @inline(never)
+  private final func _noteDeparture(from graph: TraitGraph) {
+    let visitMark = Self._visitMark(of: graph._walkRound)
+    var stack: [(node: TraitNode, gonePast: Bool)] = [(self, false)]
+    while let (node, inherited) = stack.popLast() {
+      // NB: a node's own mark overrides what its parent passes down.
+      let gonePast =
+        node._roundMark == visitMark || (inherited && node._roundMark != visitMark &+ 1)
+      if gonePast { node._roundMark = visitMark }
+      if node._roundMark | 1 == visitMark | 1 {
+        graph._departed[ObjectIdentifier(node)] = node._roundMark
+      }
+      let children = node._children.nodes
+      let considered = gonePast ? graph._consideredChildren(of: node) : 0
+      for (position, child) in children.enumerated() {
+        stack.append((child, position < considered))
+      }
+    }
+  }
+
   /// After a move: every trait may differ, and the new ancestors must know what is observed here.
   private final func _didMoveUnderNewParent() {
     _resolvedEpoch = 0
@@ -699,7 +724,7 @@ open class TraitNode: TraitEnvironment {
     let oldGraph = _graph
     // NB: a round running on either graph: a node keeps one round's mark, and another graph's
     // pass may overwrite it (see `TraitGraph._departed`).
-    let leftRound = oldGraph?._walkRound ?? 0
+    if let oldGraph, oldGraph._walkRound != 0 { _noteDeparture(from: oldGraph) }
     let joinedRound = graph?._walkRound ?? 0
     var nodes = 0
     var registrations = 0
@@ -707,11 +732,8 @@ open class TraitNode: TraitEnvironment {
     while let node = stack.popLast() {
       nodes += 1
       registrations += node._observers?.liveCount ?? 0
-      if leftRound != 0, node._roundMark == Self._visitMark(of: leftRound) {
-        oldGraph.unsafelyUnwrapped._departed.insert(ObjectIdentifier(node))
-      }
-      if joinedRound != 0, graph.unsafelyUnwrapped._departed.contains(ObjectIdentifier(node)) {
-        node._roundMark = Self._visitMark(of: joinedRound)
+      if joinedRound != 0, let mark = graph.unsafelyUnwrapped._departed[ObjectIdentifier(node)] {
+        node._roundMark = mark
       }
       node._graph = graph
       node._resolvedEpoch = 0
@@ -746,17 +768,7 @@ open class TraitNode: TraitEnvironment {
   final func _markPending(_ filter: _TraitFilter) {
     let filter = filter & _subtreeObserved
     guard !filter.isEmpty else { return }
-    _pending |= filter
-    var ancestor = _parentRef
-    while let node = ancestor {
-      let next: Unmanaged<TraitNode>?? = node._withUnsafeGuaranteedRef { node in
-        guard !node._hasPendingBelow else { return .none }
-        node._hasPendingBelow = true
-        return .some(node._parentRef)
-      }
-      guard let next else { break }
-      ancestor = next
-    }
+    _keepPending(filter)
     _graphRef?._withUnsafeGuaranteedRef { graph in
       if graph._isUpdating { graph._walkDidMark(self, filter) }
       // NB: last: `onNeedsUpdate` runs user code, which may let the graph go.
@@ -767,6 +779,7 @@ open class TraitNode: TraitEnvironment {
   /// Records `filter` as pending here for a later pass, as `_markPending(_:)` does, but without
   /// telling the graph: for a node a handler took out of the running pass's graph, whose new
   /// graph, if any, the move marked dirty.
+  @inline(__always)
   final func _keepPending(_ filter: _TraitFilter) {
     let filter = filter & _subtreeObserved
     guard !filter.isEmpty else { return }

@@ -1019,4 +1019,70 @@ struct UpdatePassTests {
 
     #expect(log.entries == ["C unspecified→dark", "D unspecified→dark"])
   }
+
+  @Test("a node the round passed with its parent waits a round when a handler separates them")
+  func nodeSeparatedFromItsPassedParent() {
+    // Found by review. Round 1 passes N's subtree and calls L, whose handler detaches N, then D
+    // from N, and adds D under L: D went past with N, so it hears of L's size class in round 2.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let (n, d, l) = (GTNode("N"), GTNode("D"), GTNode("L"))
+    graph.root.gtAdd(n, l)
+    n.gtAdd(d)
+    l.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    d.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      [unowned graph] (_: GTNode, _: TraitCollection) in
+      log.append("D@\(graph.statistics.lastPass.rounds)")
+    }
+    l.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph, unowned n, unowned d] (node: GTNode, _: TraitCollection) in
+      log.append("L@\(graph.statistics.lastPass.rounds)")
+      n.removeFromTraitParent()
+      d.removeFromTraitParent()
+      node.addTraitChild(d)
+    }
+
+    l.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["L@1", "D@2"])
+  }
+
+  @Test("a node that joined behind the round stays unvisited through another graph's pass")
+  func nodeJoinedBehindThroughAnotherGraphsPass() {
+    // Found by review. L's handler adds J under N, which round 1 called, sends N through graph
+    // B's pass, which calls J there, brings N back, and moves J under L, ahead of the walk: the
+    // round never went past J, so it calls J in round 1.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let other = TraitGraph(baseTraits: TraitCollection { $0.horizontalSizeClass = .compact })
+    let (n, j, l) = (GTNode("N"), GTNode("J"), GTNode("L"))
+    graph.root.gtAdd(n, l)
+    l.traitOverrides.horizontalSizeClass = .regular
+    graph.updateTraitsIfNeeded()
+    for node in [n, j] {
+      node.registerForTraitChanges([TraitUserInterfaceStyle.self, TraitHorizontalSizeClass.self]) {
+        [unowned graph] (node: GTNode, _: TraitCollection) in
+        log.append(
+          "\(node.name) \(node.traitCollection.horizontalSizeClass)@\(graph.statistics.lastPass.rounds)"
+        )
+      }
+    }
+    l.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph, unowned other, unowned n, unowned j] (node: GTNode, _: TraitCollection) in
+      log.append("L@\(graph.statistics.lastPass.rounds)")
+      n.addTraitChild(j)
+      other.root.addTraitChild(n)
+      other.updateTraitsIfNeeded()
+      graph.root.addTraitChild(n)
+      node.addTraitChild(j)
+    }
+
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries.contains("J regular@1"))
+    #expect(!log.entries.contains("J regular@2"))
+  }
 }
