@@ -338,10 +338,8 @@ extension TraitGraph {
   /// Whether the running round is calling `node`'s registrations or going through its children:
   /// it has not gone past a child that `node` gets now.
   func _isGoingThroughChildren(of node: TraitNode) -> Bool {
-    let address = Unmanaged.passUnretained(node).toOpaque()
-    if _walkCurrent?.toOpaque() == address { return true }
-    guard let top = _walkStack.topIndex else { return false }
-    return (0...top).contains { _walkStack[$0].node.toOpaque() == address }
+    _walkCurrent?.toOpaque() == Unmanaged.passUnretained(node).toOpaque()
+      || _frameProgress(of: node) != nil
   }
 
   /// Marks every node on the walk's path as having a pending descendant, so that the next round
