@@ -297,4 +297,33 @@ struct DeliveryRunTests {
       (0...1).map { "r\($0) compact→regular" } + (2..<10).map { "r\($0) unspecified→regular" }
     #expect(log.entries == outer + nested)
   }
+
+  @Test("a run skips and cancels the registrations whose targets are gone, and counts no call")
+  func deadTargetsInARun() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    let counter = GTCounter()
+    var targets: [GTCountingTarget?] = (0..<12).map { _ in GTCountingTarget(counter: counter) }
+    for target in targets {
+      node.registerForTraitChanges(
+        [TraitHorizontalSizeClass.self],
+        target: target.unsafelyUnwrapped,
+        action: GTCountingTarget.countCall
+      )
+    }
+    targets[3] = nil
+    targets[7] = nil
+    targets[11] = nil
+
+    gtChangeSizeClass(graph, to: .compact)
+
+    #expect(counter.value == 9)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 9)
+    #expect(graph.statistics.liveRegistrations == 9)
+    gtChangeSizeClass(graph, to: .regular)
+    #expect(counter.value == 18)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 9)
+    withExtendedLifetime(targets) {}
+  }
 }
