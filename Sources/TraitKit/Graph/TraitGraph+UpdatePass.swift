@@ -534,7 +534,6 @@ extension TraitGraph {
           summary: entry.summary,
           storage: storage,
           baseline: previous,
-          epoch: epoch,
           callbacks: &callbacks
         )
         continue
@@ -595,12 +594,16 @@ extension TraitGraph {
     summary: UInt64,
     storage: _Storage,
     baseline: Unmanaged<_Storage>,
-    epoch: UInt64,
     callbacks: inout Int
   ) -> (next: Int, holder: Int32) {
     let first = node._observers.unsafelyUnwrapped
     let (entryCount, liveCount) = (first.entryCount, first.liveEntryCount)
     first.beginRun(of: slot, from: position, to: storage)
+    #if TRAITKIT_INTERNAL_CHECKS
+    precondition(_runNode == nil, "Invariant: a graph runs one run at a time")
+    let epoch = _epoch
+    #endif
+    _runNode = Unmanaged.passUnretained(node)
     // NB: the position of the next user to look at, advanced as soon as an entry is read, so
     // that the loop keeps one position; and a count only of the users not called, off the
     // common path. Either way, the compiler kept more registers across the call, and moved
@@ -618,8 +621,12 @@ extension TraitGraph {
       #if TRAITKIT_INTERNAL_CHECKS
       precondition(user < table.count, "Invariant: a run's users stay in its node's table")
       #endif
-      // NB: a nested delivery ended the run.
+      // NB: a handler changed a value or the tree (see `TraitGraph._valuesDidChange()`), or a
+      // nested delivery ended the run.
       guard table.runSlot == slot else { break }
+      #if TRAITKIT_INTERNAL_CHECKS
+      precondition(_epoch == epoch, "Invariant: a change of values or of the tree stops a run")
+      #endif
       let entry = table.entries[user]
       user &+= 1
       if entry.isLiveExactRegistration(using: slot) {
@@ -637,8 +644,9 @@ extension TraitGraph {
       } else {
         uncalled &+= 1
       }
-      guard user < end, _epoch == epoch else { break }
+      guard user < end else { break }
     }
+    _runNode = nil
     let called = Int32(truncatingIfNeeded: user &- position) &- uncalled
     callbacks += Int(called)
     let (replaced, holder) = node._observers.unsafelyUnwrapped.finishRun(

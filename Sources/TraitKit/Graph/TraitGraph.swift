@@ -25,7 +25,7 @@ public final class TraitGraph {
       // NB: nodes share the base collection unretained, so even an equal one (which may carry
       // other unknown entries) takes a new epoch, which makes them let go of the old one; and the
       // old one goes last: its values' deinitializers may read the tree.
-      _epoch &+= 1
+      _valuesDidChange()
       let replaced = _baseTraits
       _baseTraits = TraitCollection(_storage: newValue._storage)
       if !changed.isEmpty { root._markPending(changed) }
@@ -63,6 +63,21 @@ public final class TraitGraph {
   /// Advances on every change of a value or of the tree's shape; cached collections whose epoch
   /// differs revalidate on their next read.
   @usableFromInline @exclusivity(unchecked) var _epoch: UInt64 = 1
+  /// The node whose delivery runs a run of registrations, if one does (see
+  /// `_NodeObservers.beginRun`).
+  @exclusivity(unchecked) var _runNode: Unmanaged<TraitNode>?
+
+  /// Records that a value or the shape of the tree changed: advances the epoch, and interrupts
+  /// the running run, whose next users must compare with the node's collection as it is now.
+  // NB: the run checks its own state after each call, not the epoch as well (traitkit-bench
+  // S1).
+  @inline(__always) func _valuesDidChange() {
+    _epoch &+= 1
+    if let node = _runNode {
+      node._withUnsafeGuaranteedRef { $0._observers.unsafelyUnwrapped.interruptRun() }
+    }
+  }
+
   /// Whether a change waits for a pass; `onNeedsUpdate` runs when this becomes true.
   @exclusivity(unchecked) var _isDirty = false
   /// Whether a pass is running; a nested pass is a no-op.

@@ -755,7 +755,7 @@ open class TraitNode: TraitEnvironment {
   /// on their next read.
   @inline(__always) final func _treeDidChange() {
     if let graph = _graphRef {
-      graph._withUnsafeGuaranteedRef { $0._epoch &+= 1 }
+      graph._withUnsafeGuaranteedRef { $0._valuesDidChange() }
     } else {
       TraitNode._detachedEpoch.add(1, ordering: .relaxed)
     }

@@ -458,6 +458,17 @@ struct _NodeObservers {
     self.runStorage = Unmanaged.passUnretained(storage)
   }
 
+  /// The bit that `interruptRun()` sets in `runSlot`, above any slot's number.
+  private static let runInterruptedFlag: Int32 = 1 << 30
+
+  /// Marks the active run, if any, as interrupted: a handler changed a value or the tree, so its
+  /// next users must compare with the node's collection as it is now. The run's loop then finds
+  /// `runSlot` no longer its slot and stops, as it does when a nested delivery ended the run.
+  // NB: no run active leaves -1 as it is (every bit set).
+  @inline(__always) func interruptRun() {
+    self.runSlot |= Self.runInterruptedFlag
+  }
+
   /// Ends the run of snapshot `slot`, unless a nested delivery ended it.
   ///
   /// When the run called `called` users, and they are all of the slot's users — no registration
@@ -473,6 +484,7 @@ struct _NodeObservers {
     liveCount: Int32,
     recyclingInto graph: TraitGraph
   ) -> (replaced: Unmanaged<_Storage>?, holder: Int32) {
+    if self.runSlot == slot | Self.runInterruptedFlag { self.runSlot = slot }
     guard self.runSlot == slot else { return (nil, -1) }
     // NB: a registration made since the change, before the pass, has the run's collection as
     // its baseline already: its slot stays the only one that holds it.
@@ -496,7 +508,7 @@ struct _NodeObservers {
   @discardableResult
   func endRun(recyclingInto graph: TraitGraph) -> Int32 {
     guard self.runSlot >= 0 else { return -1 }
-    let slot = self.runSlot
+    let slot = self.runSlot & ~Self.runInterruptedFlag
     self.runSlot = -1
     var target: Int32 = -1
     for position in Int(self.runStart)..<self.runNext
@@ -621,7 +633,8 @@ struct _TableHeader {
   var allocationOffset: Int32
   /// The numberings the table retired when its numbers ran out (retained); nil until then.
   var renumberings: Unmanaged<_Renumberings>?
-  /// The snapshot slot of the active run, or -1 (see `_NodeObservers.beginRun`).
+  /// The snapshot slot of the active run, with `_NodeObservers.runInterruptedFlag` once a
+  /// handler changed a value or the tree, or -1 (see `_NodeObservers.beginRun`).
   var runSlot: Int32 = -1
   /// The position of the run's first user.
   var runStart: Int32 = 0

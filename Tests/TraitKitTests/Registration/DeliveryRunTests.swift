@@ -298,6 +298,36 @@ struct DeliveryRunTests {
     #expect(log.entries == outer + nested)
   }
 
+  @Test(
+    "a handler that changes the graph's base traits gives the later registrations the new collection"
+  )
+  func baseTraitsChangeInTheMiddleOfARun() {
+    // r4 changes the display scale, which none observes, at the base: the later registrations
+    // still hear of the size class, and each keeps as its baseline the collection it was called
+    // with, which the next change shows as the previous one.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    for index in 0..<12 {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        [unowned graph] (node: GTNode, previous: TraitCollection) in
+        log.append("r\(index) \(previous.displayScale)")
+        if index == 4, node.traitCollection.horizontalSizeClass == .compact {
+          graph.baseTraits = TraitCollection { $0.displayScale = 3 }
+        }
+      }
+    }
+
+    gtChangeSizeClass(graph, to: .compact)
+    let first = log.entries
+    gtChangeSizeClass(graph, to: .regular)
+
+    #expect(first == (0..<12).map { "r\($0) 0.0" })
+    let second = (0...4).map { "r\($0) 0.0" } + (5..<12).map { "r\($0) 3.0" }
+    #expect(log.entries.suffix(12) == ArraySlice(second))
+  }
+
   @Test("a run skips and cancels the registrations whose targets are gone, and counts no call")
   func deadTargetsInARun() {
     let graph = TraitGraph()
