@@ -70,7 +70,8 @@ public final class TraitGraph {
   /// Records that a value or the shape of the tree changed: advances the epoch, and interrupts
   /// the running run, whose next users must compare with the node's collection as it is now.
   // NB: the run checks its own state after each call, not the epoch as well (traitkit-bench
-  // S1).
+  // S1). The run interrupted may be another graph's, on the node after it moved there: that run
+  // then stops early, and its delivery goes on one registration at a time, as after a run.
   @inline(__always) func _valuesDidChange() {
     _epoch &+= 1
     if let node = _runNode {

@@ -434,7 +434,9 @@ struct _NodeObservers {
   // of the entry per callback (traitkit-bench S1). When they turn out to be all of the
   // baseline's users, the slot takes the new collection in place; otherwise those called move
   // to it then. The run lives in the header, so that a delivery nested in one of its callbacks
-  // (the node moved to another graph whose pass runs) ends it first.
+  // (the node moved to another graph whose pass runs) ends it first, and so that a handler's
+  // change of a value or of the tree interrupts it (`interruptRun()`): the run's loop checks
+  // `runSlot` alone after each call.
 
   /// Whether a run of snapshot `slot`'s users may start at `position`: the slot has at least
   /// `minimumRunLength` users, and the entry after `position`, before `end`, is one of them, a
