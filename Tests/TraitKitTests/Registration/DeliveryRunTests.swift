@@ -328,6 +328,42 @@ struct DeliveryRunTests {
     #expect(log.entries.suffix(12) == ArraySlice(second))
   }
 
+  @Test("a change in the first graph stops the other graph's run on a node that moved there early")
+  func changeInTheFirstGraphDuringTheOtherGraphsRun() {
+    // r1 moves the node to the other graph, whose base has the same size class, and runs its
+    // pass: r0 and r1 have heard of it, and r2…r9 hear of it in a run of the other graph's. r4
+    // there writes in the first graph, whose run on the node the move ended: that stops the
+    // other graph's run after r4, the rest hear one by one, and each keeps what it heard.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let other = TraitGraph(baseTraits: TraitCollection { $0.horizontalSizeClass = .compact })
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    var wrote = false
+    for index in 0..<10 {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        [unowned graph, unowned other] (node: GTNode, previous: TraitCollection) in
+        log.append("r\(index) \(previous.horizontalSizeClass)")
+        if index == 1, node.traitParent === graph.root {
+          other.root.addTraitChild(node)
+          other.updateTraitsIfNeeded()
+        }
+        if index == 4, node.traitParent === other.root, !wrote {
+          wrote = true
+          graph.root.traitOverrides.userInterfaceStyle = .dark
+        }
+      }
+    }
+
+    gtChangeSizeClass(graph, to: .compact)
+    #expect(log.entries == (0..<10).map { "r\($0) unspecified" })
+    #expect(wrote)
+
+    gtChangeSizeClass(other, to: .regular)
+    #expect(log.entries.suffix(10) == ArraySlice((0..<10).map { "r\($0) compact" }))
+    #expect(other.statistics.lastPass.callbacksDelivered == 10)
+  }
+
   @Test("a run skips and cancels the registrations whose targets are gone, and counts no call")
   func deadTargetsInARun() {
     let graph = TraitGraph()
