@@ -71,6 +71,14 @@ extension _NodeObservers {
           "Invariant: registrations are sorted by number"
         )
       }
+      if entries[position].filterIsExact {
+        precondition(
+          entries[position].continuesTraits
+            == (position > 0 && entries[position - 1].summary == entries[position].summary),
+          "Invariant: an exact registration continues traits exactly when the entry before it "
+            + "has its summary"
+        )
+      }
       if entries[position].isLive {
         live += 1
         precondition(

@@ -604,17 +604,28 @@ extension TraitGraph {
     let epoch = _epoch
     #endif
     _runNode = Unmanaged.passUnretained(node)
+    var uncalled: Int32 = 0
+    // NB: the baseline retained once for the run, and the loop in this function's body rather
+    // than in a closure, where its counts would live in memory (traitkit-bench S1).
+    let previous = TraitCollection(_storage: baseline.takeUnretainedValue())
+    #if TRAITKIT_INTERNAL_CHECKS
+    precondition(
+      first.entries[position].isLiveExactRegistration(using: slot)
+        && first.entries[position].summary == summary,
+      "Invariant: a run starts at one of its users"
+    )
+    #endif
     // NB: the position of the next user to look at, advanced as soon as an entry is read, so
     // that the loop keeps one position; and a count only of the users not called, off the
     // common path. Otherwise the compiler kept more registers across the call, and moved
     // values between them around it (traitkit-bench S1: 3 of the 43 instructions a callback
     // took).
-    var user = position
-    var uncalled: Int32 = 0
-    // NB: the baseline retained once for the run, and the loop in this function's body rather
-    // than in a closure, where its counts would live in memory (traitkit-bench S1).
-    let previous = TraitCollection(_storage: baseline.takeUnretainedValue())
-    while true {
+    var user = position &+ 1
+    first.runNext = user
+    if !first.entries[position].call(node, previous) {
+      _runUserDied(of: node, at: position, uncalled: &uncalled)
+    }
+    while user < end {
       // NB: the table read from the node at each step: a handler may have moved it. Its entries
       // keep their positions while a delivery walks them, and no more than `end` of them are
       // looked at, all there when the delivery began (compaction waits).
@@ -630,22 +641,25 @@ extension TraitGraph {
       #endif
       let entry = table.entries[user]
       user &+= 1
-      if entry.isLiveExactRegistration(using: slot) {
-        guard entry.summary == summary else {
-          user &-= 1
-          break
-        }
+      // NB: a user that continues the traits of the entry before it observes the run's traits,
+      // since every entry looked at so far does: one check of the entry's state, rather than a
+      // comparison of its summary too (traitkit-bench S1).
+      if entry.isLiveRegistrationContinuingTraits(using: slot) {
+        #if TRAITKIT_INTERNAL_CHECKS
+        precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
+        #endif
         table.runNext = user
         if !entry.call(node, previous) {
           _runUserDied(of: node, at: user &- 1, uncalled: &uncalled)
         }
-      } else if entry.isLive {
+      } else if entry.isLive || entry.summary != summary {
+        // Another baseline or other traits, or a tombstone of other traits, after which the
+        // next entry may continue those.
         user &-= 1
         break
       } else {
         uncalled &+= 1
       }
-      guard user < end else { break }
     }
     _runNode = nil
     let called = Int32(truncatingIfNeeded: user &- position) &- uncalled

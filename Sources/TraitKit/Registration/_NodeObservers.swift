@@ -159,6 +159,9 @@ struct _NodeObservers {
     self.nextSequence = sequence + 1
     (entries + count).initialize(to: registration)
     entries[count].sequence = sequence
+    if registration.filterIsExact, count > 0, entries[count - 1].summary == registration.summary {
+      entries[count].continuesTraits = true
+    }
     self.entryCount += 1
     use(registration.snapshot)
     self.liveEntryCount += 1
@@ -346,6 +349,10 @@ struct _NodeObservers {
     for position in 0..<count {
       if entries[position].isLive {
         if kept != position { entries[kept] = entries[position] }
+        if entries[kept].filterIsExact {
+          entries[kept].continuesTraits =
+            kept > 0 && entries[kept - 1].summary == entries[kept].summary
+        }
         summary |= entries[kept].summary
         kept += 1
       } else if !entries[position].calleeReleased {
@@ -721,6 +728,10 @@ struct _Registration {
   /// The registration's number in its table: numbers increase in the order of the entries.
   var sequence: UInt32 = 0
   /// The snapshot slot in the low 28 bits, the flags above.
+  ///
+  /// Bits 29 and 28 tell the kind: a registration whose summary stands for its traits exactly
+  /// (bit 29 alone), one that also observes the same traits as the entry before it (both), a
+  /// legacy callback (bit 28 alone), or another registration (neither).
   // NB: packed so that an entry is 32 bytes, two to a cache line: a register+cancel pair is
   // bound by the entry lines it touches (traitkit-bench S6).
   private var state: UInt32
@@ -734,7 +745,9 @@ struct _Registration {
   private static let isLiveFlag: UInt32 = 1 << 31
   private static let calleeReleasedFlag: UInt32 = 1 << 30
   private static let filterIsExactFlag: UInt32 = 1 << 29
-  private static let observesAllTraitsFlag: UInt32 = 1 << 28
+  /// With `filterIsExactFlag`, the entry's traits are the previous entry's; without it, the
+  /// entry is a legacy callback.
+  private static let kindFlag: UInt32 = 1 << 28
   private static let snapshotMask: UInt32 = (1 << 28) - 1
 
   /// A summary of the observed traits (all traits for a legacy callback).
@@ -744,7 +757,25 @@ struct _Registration {
   @inline(__always) var filterIsExact: Bool { state & Self.filterIsExactFlag != 0 }
   /// Whether the callback observes every trait (the legacy adapter): it then runs after the
   /// node's other registrations and fires when any trait differs.
-  @inline(__always) var observesAllTraits: Bool { state & Self.observesAllTraitsFlag != 0 }
+  @inline(__always) var observesAllTraits: Bool {
+    state & (Self.filterIsExactFlag | Self.kindFlag) == Self.kindFlag
+  }
+  /// Whether the registration observes exactly the traits its summary stands for, as does the
+  /// entry before it (live or not) with the same summary.
+  ///
+  /// The table keeps it from when the entry is appended until a compaction moves it.
+  @inline(__always) var continuesTraits: Bool {
+    get {
+      let flags = Self.filterIsExactFlag | Self.kindFlag
+      return state & flags == flags
+    }
+    set {
+      #if TRAITKIT_INTERNAL_CHECKS
+      precondition(filterIsExact, "Invariant: only an exact registration continues traits")
+      #endif
+      setFlag(Self.kindFlag, newValue)
+    }
+  }
   /// Whether the registration is live rather than a tombstone.
   @inline(__always) var isLive: Bool {
     get { state & Self.isLiveFlag != 0 }
@@ -770,9 +801,16 @@ struct _Registration {
   /// Whether the entry is live, its baseline is snapshot `slot`, and it is a registration (not a
   /// legacy callback) whose `summary` stands for its traits exactly.
   @inline(__always) func isLiveExactRegistration(using slot: Int32) -> Bool {
-    let flags = Self.isLiveFlag | Self.filterIsExactFlag | Self.observesAllTraitsFlag
-    return state & (flags | Self.snapshotMask)
-      == Self.isLiveFlag | Self.filterIsExactFlag | UInt32(bitPattern: slot)
+    let flags = Self.isLiveFlag | Self.filterIsExactFlag
+    return state & (flags | Self.snapshotMask) == flags | UInt32(bitPattern: slot)
+  }
+
+  /// Whether the entry is live, its baseline is snapshot `slot`, and it is a registration whose
+  /// `summary` stands for its traits exactly and equals the previous entry's
+  /// (``continuesTraits``): the next user of a run whose users observe those traits.
+  @inline(__always) func isLiveRegistrationContinuingTraits(using slot: Int32) -> Bool {
+    let flags = Self.isLiveFlag | Self.filterIsExactFlag | Self.kindFlag
+    return state & (flags | Self.snapshotMask) == flags | UInt32(bitPattern: slot)
   }
 
   @inline(__always) private mutating func setFlag(_ flag: UInt32, _ isSet: Bool) {
@@ -812,7 +850,7 @@ struct _Registration {
     self.summary = observesAllTraits ? ~0 : traits.filter.summary
     var state = Self.isLiveFlag | UInt32(bitPattern: snapshot)
     if observesAllTraits {
-      state |= Self.observesAllTraitsFlag
+      state |= Self.kindFlag
     } else if traits.isSummarizedExactly {
       state |= Self.filterIsExactFlag
     }

@@ -364,6 +364,36 @@ struct DeliveryRunTests {
     #expect(other.statistics.lastPass.callbacksDelivered == 10)
   }
 
+  @Test(
+    "a registration of other traits after a run's users, behind tombstones or moved up by a compaction, is not called by the run",
+    arguments: [4, 17]
+  )
+  func otherTraitsAfterTombstones(cancelled: Int) {
+    // r0…r8 observe the size class; then come `cancelled` registrations of the display scale,
+    // cancelled before the change, and x, of the display scale too. Four stay as tombstones;
+    // the seventeenth cancellation compacts the table, and x moves up behind r8.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    @discardableResult
+    func register(_ name: String, _ trait: any TraitDefinition.Type) -> TraitChangeRegistration {
+      node.registerForTraitChanges([trait]) { (_: GTNode, _: TraitCollection) in
+        log.append(name)
+      }
+    }
+    for index in 0..<9 { register("r\(index)", TraitHorizontalSizeClass.self) }
+    let others = (0..<cancelled).map { register("y\($0)", TraitDisplayScale.self) }
+    register("x", TraitDisplayScale.self)
+    for token in others { node.unregisterForTraitChanges(token) }
+
+    gtChangeSizeClass(graph, to: .compact)
+    #expect(log.entries == (0..<9).map { "r\($0)" })
+    graph.root.traitOverrides.displayScale = 2
+    graph.updateTraitsIfNeeded()
+    #expect(log.entries == (0..<9).map { "r\($0)" } + ["x"])
+  }
+
   @Test("a run skips and cancels the registrations whose targets are gone, and counts no call")
   func deadTargetsInARun() {
     let graph = TraitGraph()
