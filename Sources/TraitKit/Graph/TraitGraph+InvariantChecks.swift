@@ -82,6 +82,10 @@ extension _NodeObservers {
       if entries[position].isLive {
         live += 1
         precondition(
+          !entries[position].calleeReleased,
+          "Invariant: a live registration's callee is not released"
+        )
+        precondition(
           self.observed.contains(entries[position].filter),
           "Invariant: the table's summary covers each live registration"
         )
