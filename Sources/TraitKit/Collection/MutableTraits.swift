@@ -37,16 +37,7 @@ struct _TraitMutations: MutableTraits {
   ) {
     let entry = _TraitRegistry.entry(of: T.self)
     let index = entry & ~_TraitRegistry.boxedFlag
-    if storage.hasUnknown {
-      // Any write under an identifier that decoding kept as unknown replaces the kept entry,
-      // even a write of the value the collection already reads (the default).
-      let identifier = _TraitRegistry.info(at: index).identifier
-      if storage.unknown?.entries[identifier] != nil {
-        _Storage.makeUnique(&storage, count: 0)
-        storage.unknown?.entries[identifier] = nil
-        if storage.unknown?.entries.isEmpty == true { storage.unknown = nil }
-      }
-    }
+    if storage.hasUnknown { forgetUnknown(at: index, in: &storage) }
     if T.valuesEqual(storage.value(T.self, entry: entry), value) { return }
     let info = _TraitRegistry.info(at: index)
     let slot =
@@ -54,5 +45,35 @@ struct _TraitMutations: MutableTraits {
       ? info.defaultSlot : _SlotCoding<T.Value>.slot(value, inline: info.isInline)
     _Storage.makeUnique(&storage, count: index + 1)
     storage.store(slot, at: index)
+  }
+
+  /// Writes the unboxed value whose bits are `bits` for the trait with dense index `index`, as
+  /// ``write(_:for:into:)`` does: the caller, specialized for the trait, tells whether the value
+  /// is the trait's default and whether the storage holds it already.
+  ///
+  /// - Precondition: the trait's values are stored unboxed.
+  static func writeUnboxed(
+    bits: UInt64,
+    isDefault: Bool,
+    isStored: Bool,
+    at index: Int,
+    into storage: inout _Storage
+  ) {
+    if storage.hasUnknown { forgetUnknown(at: index, in: &storage) }
+    if isStored { return }
+    let slot = isDefault ? _TraitRegistry.info(at: index).defaultSlot : _Slot(bits: bits)
+    _Storage.makeUnique(&storage, count: index + 1)
+    storage.store(slot, at: index)
+  }
+
+  /// Drops the entry that decoding kept as unknown under the identifier of the trait with dense
+  /// index `index`, if any: any write under that identifier replaces it, even a write of the
+  /// value the collection already reads (the default).
+  private static func forgetUnknown(at index: Int, in storage: inout _Storage) {
+    let identifier = _TraitRegistry.info(at: index).identifier
+    guard storage.unknown?.entries[identifier] != nil else { return }
+    _Storage.makeUnique(&storage, count: 0)
+    storage.unknown?.entries[identifier] = nil
+    if storage.unknown?.entries.isEmpty == true { storage.unknown = nil }
   }
 }

@@ -47,7 +47,8 @@ enum _SlotCoding<Value: Sendable> {
   static var storesInline: Bool { fitsInBits && Value.self is any Equatable.Type }
 
   /// The bits of `value`; requires `fitsInBits`.
-  @inline(__always) static func bits(_ value: Value) -> UInt64 {
+  @inlinable @inline(__always)
+  static func bits(_ value: Value) -> UInt64 {
     var bits: UInt64 = 0
     withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: Value.self) }
     return bits

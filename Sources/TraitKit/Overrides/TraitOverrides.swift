@@ -72,15 +72,25 @@ public struct TraitOverrides: MutableTraits {
       return value
     }
     // NB: inlinable so that a write of the value an override already has is a specialized
-    // comparison in the client (traitkit-bench S4 mode=1).
+    // comparison in the client (traitkit-bench S4 mode=1), and so that a write of an unboxed
+    // value compares and encodes it there too, and leaves the engine no generic code to run
+    // (traitkit-bench S1).
     @inlinable
     set {
       let entry = _TraitRegistry.entry(of: T.self)
       let index = entry & ~_TraitRegistry.boxedFlag
-      if _specified.contains(index), T.valuesEqual(_storage.value(T.self, entry: entry), newValue) {
+      let isStored = T.valuesEqual(_storage.value(T.self, entry: entry), newValue)
+      if isStored, _specified.contains(index) { return }
+      guard entry == index else {
+        _set(newValue, for: T.self, at: index)
         return
       }
-      _set(newValue, for: T.self, at: index)
+      _setUnboxed(
+        bits: _SlotCoding<T.Value>.bits(newValue),
+        isDefault: T.valuesEqual(newValue, T.defaultValue),
+        isStored: isStored,
+        at: index
+      )
     }
   }
 
@@ -89,6 +99,22 @@ public struct TraitOverrides: MutableTraits {
   mutating func _set<T: TraitDefinition>(_ value: T.Value, for trait: T.Type, at index: Int) {
     _specified.insert(index)
     _TraitMutations.write(value, for: T.self, into: &_storage)
+    _changed |= _TraitFilter(index: index)
+  }
+
+  /// Sets the override of the trait with dense index `index`, whose values are stored unboxed,
+  /// to the value whose bits are `bits`: its default when `isDefault`, and the value the storage
+  /// holds already when `isStored`.
+  @usableFromInline
+  mutating func _setUnboxed(bits: UInt64, isDefault: Bool, isStored: Bool, at index: Int) {
+    _specified.insert(index)
+    _TraitMutations.writeUnboxed(
+      bits: bits,
+      isDefault: isDefault,
+      isStored: isStored,
+      at: index,
+      into: &_storage
+    )
     _changed |= _TraitFilter(index: index)
   }
 

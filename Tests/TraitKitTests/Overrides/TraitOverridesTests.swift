@@ -242,6 +242,35 @@ struct TraitOverridesTests {
     #expect(child.traitCollection.userInterfaceStyle == .dark)
   }
 
+  @Test("an override compares and stores its value under the trait's own equality")
+  func overrideUnderTheTraitsEquality() {
+    // Values equal to the default under the trait's equality are stored as the default; a write
+    // equal to the override's value changes nothing, not even the bits.
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    var previousValues: [Int] = []
+    node.registerForTraitChanges([OTLastDigitTrait.self]) {
+      (_: GTNode, previous: TraitCollection) in
+      previousValues.append(previous[OTLastDigitTrait.self])
+    }
+
+    node.traitOverrides[OTLastDigitTrait.self] = 20
+    graph.updateTraitsIfNeeded()
+    #expect(node.traitOverrides.contains(OTLastDigitTrait.self))
+    #expect(node.traitOverrides[OTLastDigitTrait.self] == 0)
+    node.traitOverrides[OTLastDigitTrait.self] = 13
+    graph.updateTraitsIfNeeded()
+    node.traitOverrides[OTLastDigitTrait.self] = 23
+    graph.updateTraitsIfNeeded()
+    #expect(node.traitCollection[OTLastDigitTrait.self] == 13)
+    node.traitOverrides[OTLastDigitTrait.self] = 30
+    graph.updateTraitsIfNeeded()
+
+    #expect(node.traitOverrides[OTLastDigitTrait.self] == 0)
+    #expect(previousValues == [0, 13])
+  }
+
   @Test("an override of a value that is not Equatable is a change at every write, never untouched")
   func nonEquatableOverrides() {
     let graph = TraitGraph()
@@ -415,4 +444,11 @@ struct TraitOverridesTests {
       _ = node.traitOverrides.userInterfaceStyle
     }
   }
+}
+
+/// An `Int` trait whose values are equal when their last digits are.
+struct OTLastDigitTrait: TraitDefinition {
+  static let defaultValue = 0
+
+  static func valuesEqual(_ lhs: Int, _ rhs: Int) -> Bool { lhs % 10 == rhs % 10 }
 }
