@@ -47,6 +47,7 @@ public final class TraitGraph {
     _walkStack.deallocate()
     _changeCache.deallocate()
     _candidateAddresses.deallocate()
+    _recycleCandidates.deallocate()
     // NB: nodes hold their graph unowned; a node that outlives its graph must not see it.
     var stack = [root]
     while let node = stack.popLast() {
@@ -115,7 +116,7 @@ public final class TraitGraph {
 
   /// Collections the pass stopped using as baselines; at its end, those nobody else holds
   /// become spares.
-  @exclusivity(unchecked) var _recycleCandidates: ContiguousArray<_Storage> = []
+  @exclusivity(unchecked) var _recycleCandidates = _StorageList()
   /// The addresses of the candidates added this pass, so that a collection goes to the list
   /// once (see `_recycleAfterPass`).
   ///
@@ -143,7 +144,7 @@ public final class TraitGraph {
       storage.release()
       return
     }
-    _recycleCandidates.append(storage.takeRetainedValue())
+    _recycleCandidates.append(storage)
   }
 
   /// Keeps, as spares, the candidates without boxed values that only the candidate list holds,
@@ -157,27 +158,22 @@ public final class TraitGraph {
     _candidateAddresses.removeAll()
     if let enclosing {
       enclosing._withUnsafeGuaranteedRef {
-        $0._recycleCandidates.append(contentsOf: _recycleCandidates)
+        $0._recycleCandidates.append(takingAllOf: &_recycleCandidates)
       }
-      _recycleCandidates.removeAll(keepingCapacity: true)
       return []
     }
     var released: [_Storage] = []
-    // NB: one uniqueness check of the list's buffer, not one per candidate (traitkit-bench S2).
-    _recycleCandidates.withUnsafeMutableBufferPointer { candidates in
-      for position in candidates.indices {
-        // NB: every candidate with boxed values, not only those the list alone holds: a
-        // collection can be in the list twice (let go of again once the address set was full,
-        // or after a nested pass handed its candidates over), and goes when the list lets go
-        // of it.
-        if candidates[position].boxCount > 0 {
-          released.append(candidates[position])
-        } else {
-          _keepSpareIfLast(&candidates[position])
-        }
+    for listed in _recycleCandidates.removeAll() {
+      var candidate = listed.takeRetainedValue()
+      // NB: every candidate with boxed values, not only those the list alone holds: a
+      // collection can be in the list twice (let go of again once the address set was full, or
+      // after a nested pass handed its candidates over), and goes when the list lets go of it.
+      if candidate.boxCount > 0 {
+        released.append(candidate)
+      } else {
+        _keepSpareIfLast(&candidate)
       }
     }
-    _recycleCandidates.removeAll(keepingCapacity: true)
     #if TRAITKIT_INTERNAL_CHECKS
     _spareStorages.withUnsafeMutableBufferPointer { spares in
       for position in spares.indices {
