@@ -3,7 +3,7 @@
 /// A plain buffer that the graph owns and reuses, like `_WalkStack`: appending costs no
 /// uniqueness check and no allocation in the steady state, and emptying it hands each collection
 /// on with the list's reference, where an array's `removeAll(keepingCapacity:)` would release
-/// them all through the generic path (traitkit-bench S1: about 170 instructions per pass).
+/// them all through the generic path (traitkit-bench S1: about 230 instructions per pass).
 struct _StorageList {
   private var base: UnsafeMutablePointer<Unmanaged<_Storage>>?
   private(set) var count = 0
