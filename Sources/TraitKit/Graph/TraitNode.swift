@@ -370,9 +370,11 @@ open class TraitNode: TraitEnvironment {
     {
       let base = inherited.takeUnretainedValue()
       let needed = Swift.max(base.count, overrides.pointee._storage.count)
-      let result = overrides.pointee.applied(to: base) {
-        self._graphRef?._withUnsafeGuaranteedRef { $0._takeSpareStorage(capacity: needed) }
-      }
+      let result = overrides.pointee.applied(
+        to: base,
+        reusingSpareOf: _graphRef,
+        capacity: needed
+      )
       if _ownsResolved { replaced = _resolvedRef }
       if result === base {
         _resolvedCell = inheritedCell
