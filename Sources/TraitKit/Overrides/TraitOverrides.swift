@@ -169,11 +169,12 @@ public struct TraitOverrides: MutableTraits {
 
   /// The traits that have an override, as a summary whose bits each stand for one trait: what
   /// an override shields from changes above it.
+  // NB: the summary of the overridden traits without its overflow bit, which stands for every
+  // trait beyond the exact ones: no walk over the set for the first 64 traits, and a node
+  // recomputes it at each write (traitkit-bench S1).
   var _shield: _TraitFilter {
-    var shield = _TraitFilter.none
-    for index in _specified where index <= _TraitFilter.lastExactIndex {
-      shield |= _TraitFilter(index: index)
-    }
+    var shield = _specified.filter
+    shield.high &= ~(1 << 63)
     return shield
   }
 

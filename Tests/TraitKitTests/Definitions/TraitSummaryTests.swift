@@ -24,6 +24,18 @@ struct TraitSummaryTests {
     }
   }
 
+  @Test(
+    "overrides shield exactly their traits up to 126, never through the shared overflow bit",
+    arguments: [[0], [62, 63], [64, 126], [126, 127], [127], [5, 300], [0, 64, 127, 300]]
+  )
+  func shieldBoundaries(indices: [Int]) {
+    var overrides = TraitOverrides()
+    overrides._specified = _TraitIndexSet(indices)
+    let expected = indices.filter { $0 <= _TraitFilter.lastExactIndex }
+      .reduce(_TraitFilter.none) { $0 | _TraitFilter(index: $1) }
+    #expect(overrides._shield == expected)
+  }
+
   @Test("the summary of every trait widens back to every trait")
   func allTraitsRoundTrip() {
     #expect(_TraitFilter.all.summary == ~0)
