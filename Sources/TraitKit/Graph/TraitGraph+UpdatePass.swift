@@ -144,19 +144,22 @@ extension TraitGraph {
     guard !pending.isEmpty || !start._pending.isEmpty || start._hasPendingBelow else { return }
     _isUpdating = true
     _passNumber = TraitGraph._nextPassNumber.wrappingAdd(1, ordering: .relaxed).newValue
-    let enclosingCell = _CurrentCell.active
+    // NB: the enclosing pass's cell and graph unretained, as the thread-local slot holds them:
+    // their passes outlive this one (traitkit-bench S1: a retain and a release per pass).
+    let enclosingCell = _ThreadLocals.currentCell
+    let enclosingGraph = _CurrentCell.activeGraph
     _currentCell.graph = Unmanaged.passUnretained(self)
     _CurrentCell.active = _currentCell
     defer {
-      _CurrentCell.active = enclosingCell
+      _ThreadLocals.currentCell = enclosingCell
       _currentCell.storage = nil
       _changeCache.clear()
       _adaptSpareLimit()
-      var released = _recycleCandidatesAfterPass(enclosing: enclosingCell?.graph)
+      var released = _recycleCandidatesAfterPass(enclosing: enclosingGraph)
       _isUpdating = false
       if !_graveyard.isEmpty {
         // NB: the enclosing pass may still be walking these nodes.
-        enclosingCell?.graph?._withUnsafeGuaranteedRef {
+        enclosingGraph?._withUnsafeGuaranteedRef {
           $0._graveyard.append(contentsOf: _graveyard)
         }
         _graveyard.removeAll()
