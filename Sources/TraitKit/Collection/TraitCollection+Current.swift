@@ -59,13 +59,8 @@ final class _CurrentCell {
 
   /// The cell of the pass running on this thread, if any (unretained: the pass owns it).
   static var active: _CurrentCell? {
-    get {
-      _ThreadLocals.currentCell.map {
-        Unmanaged<_CurrentCell>.fromOpaque($0).takeUnretainedValue()
-      }
-    }
-    set {
-      _ThreadLocals.currentCell = newValue.map { Unmanaged.passUnretained($0).toOpaque() }
+    _ThreadLocals.currentCell.map {
+      Unmanaged<_CurrentCell>.fromOpaque($0).takeUnretainedValue()
     }
   }
 }

@@ -149,7 +149,7 @@ extension TraitGraph {
     let enclosingCell = _ThreadLocals.currentCell
     let enclosingGraph = _CurrentCell.activeGraph
     _currentCell.graph = Unmanaged.passUnretained(self)
-    _CurrentCell.active = _currentCell
+    _ThreadLocals.currentCell = Unmanaged.passUnretained(_currentCell).toOpaque()
     defer {
       _ThreadLocals.currentCell = enclosingCell
       _currentCell.storage = nil

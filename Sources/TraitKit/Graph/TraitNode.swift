@@ -578,7 +578,7 @@ open class TraitNode: TraitEnvironment {
     // handler may have moved an ancestor of the node it is called for into another tree), so the
     // node goes to the innermost pass running on this thread, which hands its graveyard on to
     // the pass it runs in when it ends.
-    if let running = _CurrentCell.active?.graph {
+    if let running = _CurrentCell.activeGraph {
       running._withUnsafeGuaranteedRef { $0._graveyard.append(self) }
     }
     Unmanaged.passUnretained(self).release()
@@ -768,9 +768,8 @@ open class TraitNode: TraitEnvironment {
   /// Only traits observed in this node's subtree are kept: an observer that appears later takes
   /// the then-current collection as its baseline, so nothing else can ever need delivering.
   final func _markPending(_ filter: _TraitFilter) {
-    let filter = filter & _subtreeObserved
+    let filter = _keepPending(filter)
     guard !filter.isEmpty else { return }
-    _keepPending(filter)
     _graphRef?._withUnsafeGuaranteedRef { graph in
       if graph._isUpdating { graph._walkDidMark(self, filter) }
       // NB: last: `onNeedsUpdate` runs user code, which may let the graph go.
@@ -781,10 +780,12 @@ open class TraitNode: TraitEnvironment {
   /// Records `filter` as pending here for a later pass, as `_markPending(_:)` does, but without
   /// telling the graph: for a node a handler took out of the running pass's graph, whose new
   /// graph, if any, the move marked dirty.
-  @inline(__always)
-  final func _keepPending(_ filter: _TraitFilter) {
+  ///
+  /// - Returns: The traits kept: those observed in this node's subtree.
+  @inline(__always) @discardableResult
+  final func _keepPending(_ filter: _TraitFilter) -> _TraitFilter {
     let filter = filter & _subtreeObserved
-    guard !filter.isEmpty else { return }
+    guard !filter.isEmpty else { return filter }
     _pending |= filter
     var ancestor = _parentRef
     while let node = ancestor {
@@ -796,6 +797,7 @@ open class TraitNode: TraitEnvironment {
       guard let next else { break }
       ancestor = next
     }
+    return filter
   }
 
   /// Adds `filter` to the observed summaries of this node and its ancestors.
