@@ -525,7 +525,7 @@ extension TraitGraph {
         // NB: once an entry moved to a slot that holds the collection, no run starts until the
         // collection changes: the slot that holds it stays the only one.
         !observers.snapshot(current, holds: storage),
-        observers.mayRun(of: entry.snapshot, from: position, end: end, summary: entry.summary)
+        observers.mayRun(of: entry.snapshot, from: position, end: end)
       {
         // The next users of this baseline see the same change: call them in a run
         // (traitkit-bench S1).

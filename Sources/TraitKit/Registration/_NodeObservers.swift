@@ -446,15 +446,17 @@ struct _NodeObservers {
   // `runSlot` alone after each call.
 
   /// Whether a run of snapshot `slot`'s users may start at `position`: the slot has at least
-  /// `minimumRunLength` users, and the entry after `position`, before `end`, is one of them, a
-  /// registration (not a legacy callback) observing exactly the traits `summary` stands for.
+  /// `minimumRunLength` users, and the entry after `position`, before `end`, is one of them
+  /// that continues its traits.
+  ///
+  /// - Precondition: the entry at `position` is a live registration whose summary stands for its
+  ///   traits exactly.
   @inline(__always)
-  func mayRun(of slot: Int32, from position: Int, end: Int, summary: UInt64) -> Bool {
+  func mayRun(of slot: Int32, from position: Int, end: Int) -> Bool {
     guard withSnapshot(slot, { $0.uses }) >= Self.minimumRunLength, position + 1 < end else {
       return false
     }
-    let next = entries[position + 1]
-    return next.isLiveExactRegistration(using: slot) && next.summary == summary
+    return entries[position + 1].isLiveRegistrationContinuingTraits(using: slot)
   }
 
   /// Starts a run of snapshot `slot`'s users from `position`, who see `storage`.
