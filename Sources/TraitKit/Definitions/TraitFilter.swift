@@ -156,6 +156,26 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
   @usableFromInline
   func makeIterator() -> Iterator { Iterator(set: self) }
 
+  /// Calls `body` with each index in the set, in increasing order.
+  // NB: without an iterator, which holds a copy of the set and so retains `rest` (traitkit-bench
+  // S1: a node's refresh goes through its overrides' indices).
+  @inline(__always)
+  func forEachIndex(_ body: (Int) -> Void) {
+    var bits = first
+    while bits != 0 {
+      body(bits.trailingZeroBitCount)
+      bits &= bits &- 1
+    }
+    guard !rest.isEmpty else { return }
+    for word in rest.indices {
+      var bits = rest[word]
+      while bits != 0 {
+        body((word &+ 1) &* 64 &+ bits.trailingZeroBitCount)
+        bits &= bits &- 1
+      }
+    }
+  }
+
   @usableFromInline
   struct Iterator: IteratorProtocol {
     let set: _TraitIndexSet

@@ -15,6 +15,10 @@ final class _TraitInfo: Sendable {
   let defaultBits: UInt64
   /// Whether two slots hold equal values (an empty boxed slot holds the default).
   let slotsEqual: @Sendable (_Slot, _Slot) -> Bool
+  /// Whether two different bit patterns of a trait stored inline hold equal values.
+  // NB: the values' bits alone, without slots whose box fields are released after each call
+  // (traitkit-bench S1: a change check of an inline trait).
+  let inlineBitsEqual: @Sendable (UInt64, UInt64) -> Bool
   /// Hashes a slot's value, for system traits; for other traits presence alone is hashed.
   let hashSlot: (@Sendable (_Slot, inout Hasher) -> Void)?
   let describeSlot: @Sendable (_Slot) -> String
@@ -38,6 +42,10 @@ final class _TraitInfo: Sendable {
         return true
       }
       return T._storedValuesEqual(a.bits, a.box, b.bits, b.box)
+    }
+    self.inlineBitsEqual = { a, b in
+      precondition(inline, "Invariant: only a trait stored inline compares bits alone")
+      return T._storedValuesEqual(a, nil, b, nil)
     }
     // NB: a custom trait may define `valuesEqual` more loosely than its value's `==`, and a
     // hash must agree with `valuesEqual` (R2); so only system traits, whose `valuesEqual` is
@@ -63,6 +71,7 @@ final class _TraitInfo: Sendable {
     self.isInline = other.isInline
     self.defaultBits = other.defaultBits
     self.slotsEqual = other.slotsEqual
+    self.inlineBitsEqual = other.inlineBitsEqual
     self.hashSlot = other.hashSlot
     self.describeSlot = other.describeSlot
     self.coding = other.coding

@@ -155,7 +155,7 @@ extension TraitGraph {
       _currentCell.storage = nil
       _changeCache.clear()
       _adaptSpareLimit()
-      var released = _recycleCandidatesAfterPass(enclosing: enclosingGraph)
+      let released = _recycleCandidatesAfterPass(enclosing: enclosingGraph)
       _isUpdating = false
       if !_graveyard.isEmpty {
         // NB: the enclosing pass may still be walking these nodes.
@@ -167,7 +167,7 @@ extension TraitGraph {
       _checkInvariants()
       // NB: last, with the pass over: the values' deinitializers may change the tree or run a
       // pass of this graph.
-      released.removeAll()
+      if let released { withExtendedLifetime(released) {} }
     }
     while true {
       _lastPass.rounds += 1

@@ -48,6 +48,7 @@ public final class TraitGraph {
     _changeCache.deallocate()
     _candidateAddresses.deallocate()
     _recycleCandidates.deallocate()
+    _spareStorages.deallocate()
     // NB: nodes hold their graph unowned; a node that outlives its graph must not see it.
     var stack = [root]
     while let node = stack.popLast() {
@@ -106,7 +107,7 @@ public final class TraitGraph {
   /// or when no pass runs on this thread (`_keepSpareIfLast`), so a spare refilled in place is
   /// never one that a running pass compared (`_ChangeCache`) or handed to a callback unretained
   /// (`_deliver`'s `previous`).
-  @exclusivity(unchecked) var _spareStorages: ContiguousArray<_Storage> = []
+  @exclusivity(unchecked) var _spareStorages = _StorageList()
   /// How many spares the graph keeps: as many as the refreshes between two pass ends asked for
   /// at most, from 8 to 48 (`_adaptSpareLimit`), so that a change that gives many overriding
   /// nodes new collections is refilled in the steady state too.
@@ -149,39 +150,48 @@ public final class TraitGraph {
 
   /// Keeps, as spares, the candidates without boxed values that only the candidate list holds,
   /// and returns those with boxed values, for the caller to let go of once the pass has ended:
-  /// their values' deinitializers may run user code.
+  /// their values' deinitializers may run user code; nil when there are none.
   ///
   /// A pass that runs inside another (a handler updated another graph) hands its candidates to
   /// that pass instead: its deliveries may still use them as baselines.
-  func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) -> [_Storage] {
-    guard !_recycleCandidates.isEmpty else { return [] }
+  // NB: nil rather than an empty array, whose release at the end of every pass cost a call
+  // (traitkit-bench S1).
+  func _recycleCandidatesAfterPass(enclosing: Unmanaged<TraitGraph>?) -> [_Storage]? {
+    guard !_recycleCandidates.isEmpty else { return nil }
     _candidateAddresses.removeAll()
     if let enclosing {
       enclosing._withUnsafeGuaranteedRef {
         $0._recycleCandidates.append(takingAllOf: &_recycleCandidates)
       }
-      return []
+      return nil
     }
-    var released: [_Storage] = []
+    var released: [_Storage]?
     for listed in _recycleCandidates.removeAll() {
       var candidate = listed.takeRetainedValue()
       // NB: every candidate with boxed values, not only those the list alone holds: a
       // collection can be in the list twice (let go of again once the address set was full, or
       // after a nested pass handed its candidates over), and goes when the list lets go of it.
       if candidate.boxCount > 0 {
-        released.append(candidate)
-      } else {
-        _keepSpareIfLast(&candidate)
+        released = (released ?? []) + [candidate]
+        continue
       }
+      guard _spareStorages.count < _spareLimit, isKnownUniquelyReferenced(&candidate) else {
+        continue
+      }
+      // NB: the list's reference handed on, rather than a new one made for the spares and the
+      // list's let go of (traitkit-bench S1).
+      _spareStorages.append(Unmanaged.passRetained(consume candidate))
     }
     #if TRAITKIT_INTERNAL_CHECKS
-    _spareStorages.withUnsafeMutableBufferPointer { spares in
-      for position in spares.indices {
-        precondition(
-          spares[position].boxCount == 0 && isKnownUniquelyReferenced(&spares[position]),
-          "Invariant: a spare collection holds no boxed values and nobody else holds it"
-        )
-      }
+    // NB: each spare taken out of the list, checked while it holds the only reference, and put
+    // back at the end: the list keeps its order.
+    for _ in 0..<_spareStorages.count {
+      var spare = _spareStorages.remove(at: 0).takeRetainedValue()
+      precondition(
+        spare.boxCount == 0 && isKnownUniquelyReferenced(&spare),
+        "Invariant: a spare collection holds no boxed values and nobody else holds it"
+      )
+      _spareStorages.append(Unmanaged.passRetained(spare))
     }
     #endif
     return released
@@ -201,11 +211,13 @@ public final class TraitGraph {
   /// Keeps `storage` as a spare if the caller's reference is the last, it holds no boxed values,
   /// and fewer than `_spareLimit` spares are kept: at the end of the outermost pass, or when
   /// something lets go of it outside any pass.
+  // NB: the shared empty collection never becomes a spare: the static that holds it makes the
+  // caller's reference not the last.
   func _keepSpareIfLast(_ storage: inout _Storage) {
-    guard _spareStorages.count < _spareLimit, storage.boxCount == 0, storage !== _Storage.empty,
+    guard _spareStorages.count < _spareLimit, storage.boxCount == 0,
       isKnownUniquelyReferenced(&storage)
     else { return }
-    _spareStorages.append(storage)
+    _spareStorages.append(Unmanaged.passRetained(storage))
   }
 
   /// Raises the number of spares to keep to the collections the refreshes asked for since the
@@ -219,15 +231,18 @@ public final class TraitGraph {
     _spareRequests = 0
   }
 
-  /// A recycled buffer with room for `capacity` slots, if one is kept.
-  func _takeSpareStorage(capacity: Int) -> _Storage? {
+  /// A recycled buffer with room for `capacity` slots, if one is kept, with the reference the
+  /// graph held.
+  func _takeSpareStorage(capacity: Int) -> Unmanaged<_Storage>? {
     _spareRequests += 1
     // NB: a loop, not `lastIndex(where:)`: unspecialized (-Onone), the generic algorithm reads
     // each element through a coroutine that allocates its frame.
     var position = _spareStorages.count
     while position > 0 {
       position -= 1
-      guard _spareStorages[position].capacity >= capacity else { continue }
+      guard _spareStorages[position]._withUnsafeGuaranteedRef({ $0.capacity >= capacity }) else {
+        continue
+      }
       return _spareStorages.remove(at: position)
     }
     // NB: none is large enough: let them all go, so that collections of the size now needed can
@@ -235,7 +250,7 @@ public final class TraitGraph {
     // allocate: collections grow when trait types register, so spares made before a
     // registration can be too small for every collection made after it. They hold no boxed
     // values, so letting them go runs no user code.
-    if !_spareStorages.isEmpty { _spareStorages.removeAll(keepingCapacity: true) }
+    if !_spareStorages.isEmpty { _spareStorages.releaseAll() }
     return nil
   }
 

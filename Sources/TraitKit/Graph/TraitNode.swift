@@ -368,26 +368,29 @@ open class TraitNode: TraitEnvironment {
     if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
       || _overridesChanged
     {
-      let base = inherited.takeUnretainedValue()
-      let needed = Swift.max(base.count, overrides.pointee._storage.count)
+      let needed = Swift.max(
+        inherited._withUnsafeGuaranteedRef { $0.count },
+        overrides.pointee._storage.count
+      )
       let result = overrides.pointee.applied(
-        to: base,
+        to: inherited,
         reusingSpareOf: _graphRef,
         capacity: needed
       )
       if _ownsResolved { replaced = _resolvedRef }
-      if result === base {
+      if let result {
+        _resolvedRef = result
+        _ownsResolved = true
+      } else {
         _resolvedCell = inheritedCell
         _ownsResolved = false
-      } else {
-        _resolvedRef = Unmanaged.passRetained(result)
-        _ownsResolved = true
       }
-      let newInherited = overrides.pointee._specified.isEmpty ? _Storage.empty : base
+      let newInherited =
+        overrides.pointee._specified.isEmpty ? Unmanaged.passUnretained(_Storage.empty) : inherited
       // NB: most often the same one, when only the overrides changed (traitkit-bench S1).
-      if newInherited !== _inherited {
+      if newInherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque() {
         replacedInherited = Unmanaged.passRetained(_inherited)
-        _inherited = newInherited
+        _inherited = newInherited.takeUnretainedValue()
       }
       _overridesChanged = false
     }

@@ -136,33 +136,56 @@ public struct TraitOverrides: MutableTraits {
     _changed |= _TraitFilter(index: index)
   }
 
-  /// Returns `inherited` with these overrides applied, sharing `inherited` when they change
-  /// nothing; the copy goes into a spare collection of `graph`'s with room for `capacity` slots,
-  /// when it keeps one.
+  /// Returns `inherited` with these overrides applied, retained, or nil when they change
+  /// nothing (the node shares `inherited` then); the copy goes into a spare collection of
+  /// `graph`'s with room for `capacity` slots, when it keeps one.
   // NB: mutating, though it changes nothing, so that a node applies the overrides it keeps
   // behind a pointer in place, rather than through a copy that retains and releases each of
   // their fields, and without a closure that retains the node (traitkit-bench S1: four
-  // retains and releases per refresh).
+  // retains and releases per refresh). The collections go in and out unmanaged: the spare
+  // comes out of the graph's list with the list's reference and goes to the node with it, and
+  // `inherited`, which the caller keeps alive, is never retained (S1: three retains and
+  // releases per refresh).
   mutating func applied(
-    to inherited: _Storage,
+    to inherited: Unmanaged<_Storage>,
     reusingSpareOf graph: Unmanaged<TraitGraph>?,
     capacity: Int
-  ) -> _Storage {
-    var result = inherited
-    var copied = false
-    for index in _specified where !result.hasIdenticalSlot(at: index, as: _storage) {
-      if !copied {
+  ) -> Unmanaged<_Storage>? {
+    // NB: the overrides' own collection unretained too: read from `self`, which is inout, it
+    // was retained around each call that took it.
+    let source = Unmanaged.passUnretained(_storage)
+    var result: Unmanaged<_Storage>?
+    _specified.forEachIndex { index in
+      source._withUnsafeGuaranteedRef { source in
+        // NB: an override that holds what the collection does already is not copied: beyond
+        // both collections' counts, such a slot is not even stored.
+        guard
+          !(result ?? inherited)._withUnsafeGuaranteedRef({
+            $0.hasIdenticalSlot(at: index, as: source)
+          })
+        else { return }
+        if let result {
+          result._withUnsafeGuaranteedRef { $0.copySlot(at: index, from: source) }
+          return
+        }
         // One copy, large enough for every override; into a recycled buffer when one is given.
+        let copy: Unmanaged<_Storage>
         if let spare = graph?._withUnsafeGuaranteedRef({ $0._takeSpareStorage(capacity: capacity) })
         {
-          spare.reinitialize(from: inherited, count: _storage.count)
-          result = spare
+          inherited._withUnsafeGuaranteedRef { inherited in
+            spare._withUnsafeGuaranteedRef {
+              $0.reinitialize(from: inherited, count: source.count)
+            }
+          }
+          copy = spare
         } else {
-          _Storage.makeUnique(&result, count: _storage.count)
+          var made = inherited.takeUnretainedValue()
+          _Storage.makeUnique(&made, count: source.count)
+          copy = Unmanaged.passRetained(made)
         }
-        copied = true
+        copy._withUnsafeGuaranteedRef { $0.copySlot(at: index, from: source) }
+        result = copy
       }
-      result.copySlot(at: index, from: _storage)
     }
     return result
   }

@@ -271,6 +271,32 @@ struct TraitOverridesTests {
     #expect(previousValues == [0, 13])
   }
 
+  @Test("an override of a trait's default beyond the collection's slots applies with the others")
+  func defaultOverrideBeyondTheSlots() {
+    // The far trait registers after the near one, so its slot comes after the near one's; an
+    // override of its default is not stored, so no collection has its slot. Each refresh then
+    // copies the near override into a collection with fewer slots than the far trait's index
+    // (internal checks: "a slot is copied within the collection's slots").
+    #expect(TraitCollection()[OTNearTrait.self] == 0)
+    #expect(TraitCollection()[OTFarTrait.self] == 0)
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    node.traitOverrides[OTFarTrait.self] = 0
+    var seen: [Int] = []
+    node.registerForTraitChanges([OTNearTrait.self]) { (node: GTNode, _: TraitCollection) in
+      seen.append(node.traitCollection[OTNearTrait.self])
+    }
+    // NB: more refreshes than the graph keeps spare collections, so that they are reused.
+    for value in 1...64 {
+      node.traitOverrides[OTNearTrait.self] = value
+      graph.updateTraitsIfNeeded()
+    }
+    #expect(seen == Array(1...64))
+    #expect(node.traitOverrides.contains(OTFarTrait.self))
+    #expect(node.traitCollection[OTFarTrait.self] == 0)
+  }
+
   @Test("an override of a value that is not Equatable is a change at every write, never untouched")
   func nonEquatableOverrides() {
     let graph = TraitGraph()
@@ -451,4 +477,14 @@ struct OTLastDigitTrait: TraitDefinition {
   static let defaultValue = 0
 
   static func valuesEqual(_ lhs: Int, _ rhs: Int) -> Bool { lhs % 10 == rhs % 10 }
+}
+
+/// A trait that `defaultOverrideBeyondTheSlots` registers before `OTFarTrait`.
+struct OTNearTrait: TraitDefinition {
+  static let defaultValue = 0
+}
+
+/// A trait that `defaultOverrideBeyondTheSlots` registers after `OTNearTrait`.
+struct OTFarTrait: TraitDefinition {
+  static let defaultValue = 0
 }
