@@ -601,7 +601,7 @@ extension TraitGraph {
   ) -> (next: Int, holder: Int32) {
     let first = node._observers.unsafelyUnwrapped
     let (entryCount, liveCount) = (first.entryCount, first.liveEntryCount)
-    first.beginRun(of: slot, from: position, to: storage)
+    first.beginRun(of: slot, from: position, to: end, seeing: storage)
     #if TRAITKIT_INTERNAL_CHECKS
     precondition(_runNode == nil, "Invariant: a graph runs one run at a time")
     let epoch = _epoch
@@ -618,32 +618,35 @@ extension TraitGraph {
       "Invariant: a run starts at one of its users"
     )
     #endif
-    // NB: the position of the next user to look at, advanced as soon as an entry is read, so
-    // that the loop keeps one position; and a count only of the users not called, off the
-    // common path. Otherwise the compiler kept more registers across the call, and moved
-    // values between them around it (traitkit-bench S1: 3 of the 43 instructions a callback
-    // took).
+    // NB: one position, of the next entry to look at, advanced past a user or a tombstone once
+    // the entry is known to be one, so that the entry that ends the run needs no step back; and
+    // a count only of the users not called, off the common path. Otherwise the compiler kept
+    // more registers across the call, spilled the node, and moved values between registers
+    // around it (traitkit-bench S1: 3 of the 43 instructions a callback took, and 2 of 28 when
+    // the position also stepped back).
     var user = position &+ 1
     first.runNext = user
     if !first.entries[position].call(node, previous) {
       _runUserDied(of: node, at: position, uncalled: &uncalled)
     }
-    while user < end {
+    while true {
       // NB: the table read from the node at each step: a handler may have moved it. Its entries
       // keep their positions while a delivery walks them, and no more than `end` of them are
       // looked at, all there when the delivery began (compaction waits).
       let table = node._observers.unsafelyUnwrapped
+      // NB: the run's limit is `end`, or 0 once a handler changed a value or the tree (see
+      // `TraitGraph._valuesDidChange()`) or a nested delivery ended the run: one comparison
+      // after each call, rather than one with `end` and another of `runSlot` (traitkit-bench
+      // S1).
+      guard user < table.runLimit else { break }
       #if TRAITKIT_INTERNAL_CHECKS
-      precondition(user < table.count, "Invariant: a run's users stay in its node's table")
-      #endif
-      // NB: a handler changed a value or the tree (see `TraitGraph._valuesDidChange()`), or a
-      // nested delivery ended the run.
-      guard table.runSlot == slot else { break }
-      #if TRAITKIT_INTERNAL_CHECKS
+      precondition(
+        user < end && user < table.count && table.runSlot == slot,
+        "Invariant: a run's users stay in its node's table, before its end, while it runs"
+      )
       precondition(_epoch == epoch, "Invariant: a change of values or of the tree stops a run")
       #endif
       let entry = table.entries[user]
-      user &+= 1
       // NB: a user that continues the traits of the entry before it observes the run's traits,
       // since every entry looked at so far does: one check of the entry's state, rather than a
       // comparison of its summary too (traitkit-bench S1).
@@ -651,6 +654,7 @@ extension TraitGraph {
         #if TRAITKIT_INTERNAL_CHECKS
         precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
         #endif
+        user &+= 1
         table.runNext = user
         if !entry.call(node, previous) {
           _runUserDied(of: node, at: user &- 1, uncalled: &uncalled)
@@ -658,9 +662,9 @@ extension TraitGraph {
       } else if entry.isLive || entry.summary != summary {
         // Another baseline or other traits, or a tombstone of other traits, after which the
         // next entry may continue those.
-        user &-= 1
         break
       } else {
+        user &+= 1
         uncalled &+= 1
       }
     }

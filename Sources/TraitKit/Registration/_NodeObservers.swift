@@ -442,8 +442,8 @@ struct _NodeObservers {
   // baseline's users, the slot takes the new collection in place; otherwise those called move
   // to it then. The run lives in the header, so that a delivery nested in one of its callbacks
   // (the node moved to another graph whose pass runs) ends it first, and so that a handler's
-  // change of a value or of the tree interrupts it (`interruptRun()`): the run's loop checks
-  // `runSlot` alone after each call.
+  // change of a value or of the tree interrupts it (`interruptRun()`): both make the run's limit
+  // 0, so that the run's loop compares its position with the limit alone after each call.
 
   /// Whether a run of snapshot `slot`'s users may start at `position`: the slot has at least
   /// `minimumRunLength` users, and the entry after `position`, before `end`, is one of them
@@ -459,11 +459,12 @@ struct _NodeObservers {
     return entries[position + 1].isLiveRegistrationContinuingTraits(using: slot)
   }
 
-  /// Starts a run of snapshot `slot`'s users from `position`, who see `storage`.
+  /// Starts a run of snapshot `slot`'s users from `position` up to `end`, who see `storage`.
   ///
   /// - Precondition: no run is active, and `storage` outlives the run (the delivery keeps it).
-  func beginRun(of slot: Int32, from position: Int, to storage: _Storage) {
+  func beginRun(of slot: Int32, from position: Int, to end: Int, seeing storage: _Storage) {
     self.runSlot = slot
+    self.runLimit = end
     self.runStart = Int32(truncatingIfNeeded: position)
     self.runNext = position
     self.runStorage = Unmanaged.passUnretained(storage)
@@ -474,10 +475,12 @@ struct _NodeObservers {
 
   /// Marks the active run, if any, as interrupted: a handler changed a value or the tree, so its
   /// next users must compare with the node's collection as it is now. The run's loop then finds
-  /// `runSlot` no longer its slot and stops, as it does when a nested delivery ended the run.
-  // NB: no run active leaves -1 as it is (every bit set).
+  /// its limit 0 and stops, as it does when a nested delivery ended the run; `finishRun` finds
+  /// the flag in `runSlot`.
+  // NB: no run active leaves -1 as it is (every bit set), and its limit 0.
   @inline(__always) func interruptRun() {
     self.runSlot |= Self.runInterruptedFlag
+    self.runLimit = 0
   }
 
   /// Ends the run of snapshot `slot`, unless a nested delivery ended it.
@@ -506,6 +509,7 @@ struct _NodeObservers {
       return (nil, endRun(recyclingInto: graph))
     }
     self.runSlot = -1
+    self.runLimit = 0
     let previous = baselineReference(slot)
     withSnapshot(slot) { $0.storage = self.runStorage.unsafelyUnwrapped.retain() }
     self.snapshotFills &+= 1
@@ -521,6 +525,10 @@ struct _NodeObservers {
     guard self.runSlot >= 0 else { return -1 }
     let slot = self.runSlot & ~Self.runInterruptedFlag
     self.runSlot = -1
+    // NB: a nested delivery reaches the node only after a change of the tree, which interrupted
+    // the run already; the limit goes to 0 here all the same, so that the run's loop stops at
+    // an ended run whatever ended it.
+    self.runLimit = 0
     var target: Int32 = -1
     for position in Int(self.runStart)..<self.runNext
     where entries[position].isLive(using: slot) {
@@ -635,13 +643,13 @@ struct _TableHeader {
   // Second line: what registering, cancelling and delivering to one baseline do not need.
   /// The snapshot slot found or made last: registrations made together look it up first.
   var recentSnapshot: Int32 = -1
+  /// How far the table lies into its allocation (see `_NodeObservers.allocate(capacity:)`).
+  var allocationOffset: Int32
   /// Snapshot slots 1 and up, slot *s* at index *s* − 1: the other distinct baselines.
   ///
   /// Each slot, like `primary`, retains its storage once; a nil storage marks a free slot.
   var snapshots = UnsafeMutablePointer<_Snapshot>(bitPattern: MemoryLayout<_Snapshot>.alignment)!
   var snapshotCapacity = 0
-  /// How far the table lies into its allocation (see `_NodeObservers.allocate(capacity:)`).
-  var allocationOffset: Int32
   /// The numberings the table retired when its numbers ran out (retained); nil until then.
   var renumberings: Unmanaged<_Renumberings>?
   /// The snapshot slot of the active run, with `_NodeObservers.runInterruptedFlag` once a
@@ -655,6 +663,10 @@ struct _TableHeader {
   var runNext = 0
   /// The collection the run's users see, unretained: the running delivery keeps it.
   var runStorage: Unmanaged<_Storage>?
+  /// The position before which the active run may call users: the end of the entries its
+  /// delivery walks, or 0 once a handler changed a value or the tree, or a nested delivery ended
+  /// the run.
+  var runLimit = 0
 
   init(capacity: Int32, allocationOffset: Int32, serial: UInt64) {
     self.capacity = capacity
