@@ -61,9 +61,11 @@ struct _TraitMutations: MutableTraits {
   ) {
     if storage.hasUnknown { forgetUnknown(at: index, in: &storage) }
     if isStored { return }
-    let slot = isDefault ? _TraitRegistry.info(at: index).defaultSlot : _Slot(bits: bits)
+    // NB: the word stored as it is, without a slot to release or a look at how the trait is
+    // stored (traitkit-bench S1).
+    let word = isDefault ? _TraitRegistry.defaultWords(index..<index + 1)[0] : bits
     _Storage.makeUnique(&storage, count: index + 1)
-    storage.store(slot, at: index)
+    storage.storeUnboxed(word, at: index)
   }
 
   /// Drops the entry that decoding kept as unknown under the identifier of the trait with dense

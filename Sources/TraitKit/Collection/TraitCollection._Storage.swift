@@ -151,14 +151,19 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
 
   /// Whether the trait at `index` holds equal values in `self` and `other`.
   func slotEqual(at index: Int, to other: _Storage) -> Bool {
-    if hasIdenticalSlot(at: index, as: other) { return true }
+    if self === other { return true }
+    // NB: each word read once, for the test of identical slots and for the equality of a trait
+    // stored inline (traitkit-bench S1).
+    let word = rawSlot(at: index).word
+    let otherWord = other.rawSlot(at: index).word
+    if word == otherWord { return true }
     // NB: the info unretained (the registry never frees one): a pass compares slots per
     // observing node (traitkit-bench S2).
     return _TraitRegistry.infoReference(at: index)._withUnsafeGuaranteedRef { info in
       guard info.isInline else {
         return info.slotsEqual(slot(at: index, info: info), other.slot(at: index, info: info))
       }
-      return info.inlineBitsEqual(rawSlot(at: index).word, other.rawSlot(at: index).word)
+      return info.inlineBitsEqual(word, otherWord)
     }
   }
 
@@ -229,7 +234,10 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
     precondition(index < count, "Invariant: a slot is copied within the collection's slots")
     #endif
     let word = source.rawSlot(at: index).word
-    guard _TraitRegistry.isBoxed(index) else {
+    // NB: when neither collection holds a box, a boxed trait's slot is empty in both: the word
+    // is copied without asking the registry how the trait is stored (traitkit-bench S1: a node's
+    // refresh copies its overrides).
+    guard boxCount != 0 || source.boxCount != 0, _TraitRegistry.isBoxed(index) else {
       withUnsafeMutablePointerToElements { $0[index] = _RawSlot(word: word) }
       return
     }
@@ -245,6 +253,20 @@ final class _Storage: ManagedBuffer<_StorageHeader, _RawSlot> {
         header.pointee.boxes -= 1
       }
     }
+  }
+
+  /// Stores `word` at `index`, the slot of a trait whose values are stored unboxed.
+  ///
+  /// - Precondition: the buffer is uniquely referenced, `index < count`, and the trait at
+  ///   `index` is not boxed.
+  @inline(__always) func storeUnboxed(_ word: UInt64, at index: Int) {
+    #if TRAITKIT_INTERNAL_CHECKS
+    precondition(
+      index < count && !_TraitRegistry.isBoxed(index),
+      "Invariant: an unboxed slot is stored within the collection's slots"
+    )
+    #endif
+    withUnsafeMutablePointerToElements { $0[index] = _RawSlot(word: word) }
   }
 
   /// Stores `slot` at `index`, retaining its box and releasing the one it replaces.
