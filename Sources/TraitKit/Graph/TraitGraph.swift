@@ -172,7 +172,8 @@ public final class TraitGraph {
       // collection can be in the list twice (let go of again once the address set was full, or
       // after a nested pass handed its candidates over), and goes when the list lets go of it.
       if candidate.boxCount > 0 {
-        released = (released ?? []) + [candidate]
+        if released == nil { released = [] }
+        released?.append(candidate)
         continue
       }
       guard _spareStorages.count < _spareLimit, isKnownUniquelyReferenced(&candidate) else {
@@ -235,8 +236,9 @@ public final class TraitGraph {
   /// graph held.
   func _takeSpareStorage(capacity: Int) -> Unmanaged<_Storage>? {
     _spareRequests += 1
-    // NB: a loop, not `lastIndex(where:)`: unspecialized (-Onone), the generic algorithm reads
-    // each element through a coroutine that allocates its frame.
+    // NB: a loop of its own, not a generic algorithm such as `lastIndex(where:)`: unspecialized
+    // (-Onone), a generic algorithm reads each element through a coroutine that allocates its
+    // frame.
     var position = _spareStorages.count
     while position > 0 {
       position -= 1

@@ -179,9 +179,9 @@ public struct TraitOverrides: MutableTraits {
           }
           copy = spare
         } else {
-          var made = inherited.takeUnretainedValue()
-          _Storage.makeUnique(&made, count: source.count)
-          copy = Unmanaged.passRetained(made)
+          copy = inherited._withUnsafeGuaranteedRef {
+            Unmanaged.passRetained($0.copy(count: source.count))
+          }
         }
         copy._withUnsafeGuaranteedRef { $0.copySlot(at: index, from: source) }
         result = copy
