@@ -513,6 +513,7 @@ open class TraitNode: TraitEnvironment {
     )
     if child._parent === self, _children.last?.takeUnretainedValue() === child { return }
     let retained = Unmanaged.passRetained(child)
+    if child._graphRef == nil { child._willJoin(_graphRef) }
     child._detachFromParent()
     _willChangeChildren()
     child._noteJoined(behind: _roundGonePastNewChildren())
@@ -640,6 +641,20 @@ open class TraitNode: TraitEnvironment {
         graph._movedFrameNodes.append(Unmanaged.passUnretained(self))
       }
     }
+    if _wasGonePast(round: round, graph: graph) { _roundMark = Self._visitMark(of: round) }
+  }
+
+  /// Before this node, outside any graph, joins `graph`: when a round of `graph` runs and went
+  /// past it in the subtree it leaves, marks it visited, as `_willLeaveParent()` does for a node
+  /// in the graph.
+  ///
+  /// A round goes past the children of a node that a handler detached, as it does a subtree
+  /// where nothing pending concerns anyone, after the node left (see `TraitGraph._walk`): the
+  /// marks of the round on the detached nodes say where it went.
+  @inline(__always) final func _willJoin(_ graph: Unmanaged<TraitGraph>?) {
+    guard let graph else { return }
+    let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
+    guard round != 0 else { return }
     if _wasGonePast(round: round, graph: graph) { _roundMark = Self._visitMark(of: round) }
   }
 

@@ -677,6 +677,41 @@ struct TraitTreeTests {
     #expect(moved.traitCollection[GTThemeTrait.self] == 2)
   }
 
+  @Test("a node taken from a subtree the walk went past after it left waits for the next round")
+  func nodeTakenFromDepartedSubtreeWaits() {
+    // A's handler adds P under A, ahead of the walk, which visits P; P's handler detaches P with
+    // Q and R below it, and the walk goes past Q all the same (R5). B's handler then moves R from
+    // under Q to under B: the round went past R too, so R waits for the next round, after C.
+    let graph = TraitGraph()
+    let nodes = graph.root.gtAdd(GTNode("A"), GTNode("B"), GTNode("C"))
+    let departing = GTNode("P")
+    let taken = departing.gtAdd(GTNode("Q"))[0].gtAdd(GTNode("R"))[0]
+    graph.updateTraitsIfNeeded()
+    let log = GTLog()
+    // NB: the handlers hold the graph and the nodes unowned: the test holds them.
+    let logCall = { [unowned graph] (node: GTNode) in
+      log.append("\(node.name)@\(graph.statistics.lastPass.rounds)")
+    }
+    for node in [departing, taken] + nodes {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        [unowned departing, unowned taken] (node: GTNode, _: TraitCollection) in
+        logCall(node)
+        switch node.name {
+        case "A": node.addTraitChild(departing)
+        case "P": node.removeFromTraitParent()
+        case "B": node.addTraitChild(taken)
+        default: break
+        }
+      }
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["A@1", "P@1", "B@1", "C@1", "R@2"])
+    #expect(taken.traitCollection.horizontalSizeClass == .compact)
+  }
+
   @Test("a node's children hear of later changes after a handler detached it during a pass")
   func childrenOfNodeDetachedDuringPassHearLater() {
     // The walk skips the detached node's children, but their summary stays with it: once the
