@@ -44,7 +44,11 @@ final class _TraitInfo: Sendable {
       return T._storedValuesEqual(a.bits, a.box, b.bits, b.box)
     }
     self.inlineBitsEqual = { a, b in
+      // NB: checked only internally: its one caller asks `isInline` first, on the path of every
+      // change check (traitkit-bench S1).
+      #if TRAITKIT_INTERNAL_CHECKS
       precondition(inline, "Invariant: only a trait stored inline compares bits alone")
+      #endif
       return T._storedValuesEqual(a, nil, b, nil)
     }
     // NB: a custom trait may define `valuesEqual` more loosely than its value's `==`, and a

@@ -73,8 +73,7 @@ extension _NodeObservers {
       }
       if entries[position].filterIsExact {
         precondition(
-          entries[position].continuesTraits
-            == (position > 0 && entries[position - 1].summary == entries[position].summary),
+          entries[position].continuesTraits == hasPredecessorSummary(at: position),
           "Invariant: an exact registration continues traits exactly when the entry before it "
             + "has its summary"
         )

@@ -176,9 +176,7 @@ public final class TraitGraph {
         released?.append(candidate)
         continue
       }
-      guard _spareStorages.count < _spareLimit, isKnownUniquelyReferenced(&candidate) else {
-        continue
-      }
+      guard _mayKeepSpare(&candidate) else { continue }
       // NB: the list's reference handed on, rather than a new one made for the spares and the
       // list's let go of (traitkit-bench S1).
       _spareStorages.append(Unmanaged.passRetained(consume candidate))
@@ -215,10 +213,15 @@ public final class TraitGraph {
   // NB: the shared empty collection never becomes a spare: the static that holds it makes the
   // caller's reference not the last.
   func _keepSpareIfLast(_ storage: inout _Storage) {
-    guard _spareStorages.count < _spareLimit, storage.boxCount == 0,
-      isKnownUniquelyReferenced(&storage)
-    else { return }
+    guard _mayKeepSpare(&storage) else { return }
     _spareStorages.append(Unmanaged.passRetained(storage))
+  }
+
+  /// Whether `storage` may become a spare: fewer than `_spareLimit` are kept, it holds no boxed
+  /// values, and the caller's reference is the last.
+  @inline(__always) private func _mayKeepSpare(_ storage: inout _Storage) -> Bool {
+    _spareStorages.count < _spareLimit && storage.boxCount == 0
+      && isKnownUniquelyReferenced(&storage)
   }
 
   /// Raises the number of spares to keep to the collections the refreshes asked for since the

@@ -159,7 +159,7 @@ struct _NodeObservers {
     self.nextSequence = sequence + 1
     (entries + count).initialize(to: registration)
     entries[count].sequence = sequence
-    if registration.filterIsExact, count > 0, entries[count - 1].summary == registration.summary {
+    if registration.filterIsExact, hasPredecessorSummary(at: count) {
       entries[count].continuesTraits = true
     }
     self.entryCount += 1
@@ -350,8 +350,7 @@ struct _NodeObservers {
       if entries[position].isLive {
         if kept != position { entries[kept] = entries[position] }
         if entries[kept].filterIsExact {
-          entries[kept].continuesTraits =
-            kept > 0 && entries[kept - 1].summary == entries[kept].summary
+          entries[kept].continuesTraits = hasPredecessorSummary(at: kept)
         }
         summary |= entries[kept].summary
         kept += 1
@@ -444,6 +443,12 @@ struct _NodeObservers {
   // (the node moved to another graph whose pass runs) ends it first, and so that a handler's
   // change of a value or of the tree interrupts it (`interruptRun()`): both make the run's limit
   // 0, so that the run's loop compares its position with the limit alone after each call.
+
+  /// Whether the entry at `position` has the summary of the entry before it: what an exact
+  /// registration's `continuesTraits` records.
+  @inline(__always) func hasPredecessorSummary(at position: Int) -> Bool {
+    position > 0 && entries[position - 1].summary == entries[position].summary
+  }
 
   /// Whether a run of snapshot `slot`'s users may start at `position`: the slot has at least
   /// `minimumRunLength` users, and the entry after `position`, before `end`, is one of them
