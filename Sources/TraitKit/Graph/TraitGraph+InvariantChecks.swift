@@ -85,6 +85,10 @@ extension _NodeObservers {
           "Invariant: a live registration's callee is not released"
         )
         precondition(
+          entries[position].keepsHandlerInline == (entries[position].box == nil),
+          "Invariant: a registration's state says whether its callee is a handler kept inline"
+        )
+        precondition(
           self.observed.contains(entries[position].filter),
           "Invariant: the table's summary covers each live registration"
         )
@@ -104,8 +108,8 @@ extension _NodeObservers {
     }
     precondition(live == liveCount, "Invariant: liveCount counts the live registrations")
     precondition(
-      _snapshotSlotCount <= (1 << 28),
-      "Invariant: an entry's 28 bits number every snapshot slot"
+      _snapshotSlotCount <= (1 << _Registration.snapshotBits),
+      "Invariant: an entry's 27 bits number every snapshot slot"
     )
     precondition(
       count == 0 || entries[count - 1].sequence < self.nextSequence,

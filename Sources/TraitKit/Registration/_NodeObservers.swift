@@ -746,11 +746,12 @@ struct _Snapshot {
 struct _Registration {
   /// The registration's number in its table: numbers increase in the order of the entries.
   var sequence: UInt32 = 0
-  /// The snapshot slot in the low 28 bits, the flags above.
+  /// The snapshot slot in the low 27 bits, the flags above.
   ///
   /// Bits 29 and 28 tell the kind: a registration whose summary stands for its traits exactly
   /// (bit 29 alone), one that also observes the same traits as the entry before it (both), a
-  /// legacy callback (bit 28 alone), or another registration (neither).
+  /// legacy callback (bit 28 alone), or another registration (neither). Bit 27 tells that the
+  /// callee is a handler closure kept inline rather than a box.
   // NB: packed so that an entry is 32 bytes, two to a cache line: a register+cancel pair is
   // bound by the entry lines it touches (traitkit-bench S6).
   private var state: UInt32
@@ -767,7 +768,11 @@ struct _Registration {
   /// With `filterIsExactFlag`, the entry's traits are the previous entry's; without it, the
   /// entry is a legacy callback.
   private static let kindFlag: UInt32 = 1 << 28
-  private static let snapshotMask: UInt32 = (1 << 28) - 1
+  /// The callee is a handler closure kept inline (`callee` holds its words), not a box.
+  private static let isInlineFlag: UInt32 = 1 << 27
+  /// The number of bits that number an entry's snapshot slot.
+  static let snapshotBits = 27
+  private static let snapshotMask: UInt32 = (1 << snapshotBits) - 1
 
   /// A summary of the observed traits (all traits for a legacy callback).
   @inline(__always) var filter: _TraitFilter { _TraitFilter(summary: summary) }
@@ -824,13 +829,26 @@ struct _Registration {
     return state & (flags | Self.snapshotMask) == flags | UInt32(bitPattern: slot)
   }
 
+  /// Whether the callee is a handler closure kept inline, which ``handler`` holds, rather than a
+  /// box.
+  @inline(__always) var keepsHandlerInline: Bool { state & Self.isInlineFlag != 0 }
+
   /// Whether the entry is live, its baseline is snapshot `slot`, and it is a registration whose
   /// `summary` stands for its traits exactly and equals the previous entry's
   /// (``continuesTraits``): the next user of a run whose users observe those traits.
-  // NB: the whole state compared, without a mask: a live entry's callee is never released
-  // (traitkit-bench S1).
   @inline(__always) func isLiveRegistrationContinuingTraits(using slot: Int32) -> Bool {
-    state == Self.isLiveFlag | Self.filterIsExactFlag | Self.kindFlag | UInt32(bitPattern: slot)
+    state & ~Self.isInlineFlag
+      == Self.isLiveFlag | Self.filterIsExactFlag | Self.kindFlag | UInt32(bitPattern: slot)
+  }
+
+  /// Whether ``isLiveRegistrationContinuingTraits(using:)``, and the callee is a handler kept
+  /// inline, which ``handler`` calls directly.
+  // NB: the whole state compared, without a mask: a live entry's callee is never released; and
+  // the run's loop calls the handler without first asking whether the entry holds a box
+  // (traitkit-bench S1).
+  @inline(__always) func isLiveHandlerContinuingTraits(using slot: Int32) -> Bool {
+    state == Self.isLiveFlag | Self.filterIsExactFlag | Self.kindFlag | Self.isInlineFlag
+      | UInt32(bitPattern: slot)
   }
 
   @inline(__always) private mutating func setFlag(_ flag: UInt32, _ isSet: Bool) {
@@ -854,7 +872,8 @@ struct _Registration {
   /// The entry takes over the handler's reference. The table numbers it when it appends it.
   init(handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
     self.summary = traits.filter.summary
-    self.state = Self.isLiveFlag | Self.filterIsExactFlag | UInt32(bitPattern: snapshot)
+    self.state =
+      Self.isLiveFlag | Self.filterIsExactFlag | Self.isInlineFlag | UInt32(bitPattern: snapshot)
     self.callee = handler
   }
 

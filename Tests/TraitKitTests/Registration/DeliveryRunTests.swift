@@ -394,6 +394,63 @@ struct DeliveryRunTests {
     #expect(log.entries == (0..<9).map { "r\($0)" } + ["x"])
   }
 
+  /// A target that logs its name and the size classes it is called with.
+  private final class SizeClassLoggingTarget {
+    let name: String
+    let log: GTLog
+
+    init(_ name: String, log: GTLog) {
+      self.name = name
+      self.log = log
+    }
+
+    func sizeClassDidChange(node: GTNode, previous: TraitCollection) {
+      log.append(
+        "\(name) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+      )
+    }
+  }
+
+  @Test("a run of handlers and target-actions, mixed, calls each once, in the order they were made")
+  func handlersAndTargetActionsInOneRun() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    let log = GTLog()
+    // NB: handlers are kept in their entries and target-actions in boxes, which the run's loop
+    // calls on different paths; every pattern of the two follows one another here.
+    let isTarget = [false, true, false, false, true, true, false, true, true, true, false, false]
+    var targets: [SizeClassLoggingTarget] = []
+    for (index, usesTarget) in isTarget.enumerated() {
+      if usesTarget {
+        let target = SizeClassLoggingTarget("t\(index)", log: log)
+        targets.append(target)
+        node.registerForTraitChanges(
+          [TraitHorizontalSizeClass.self],
+          target: target,
+          action: SizeClassLoggingTarget.sizeClassDidChange
+        )
+      } else {
+        node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+          (node: GTNode, previous: TraitCollection) in
+          log.append(
+            "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+          )
+        }
+      }
+    }
+
+    gtChangeSizeClass(graph, to: .compact)
+    gtChangeSizeClass(graph, to: .regular)
+
+    let names = isTarget.enumerated().map { ($1 ? "t" : "r") + "\($0)" }
+    let first = names.map { "\($0) unspecified→compact" }
+    let second = names.map { "\($0) compact→regular" }
+    #expect(log.entries == first + second)
+    #expect(graph.statistics.lastPass.callbacksDelivered == isTarget.count)
+    withExtendedLifetime(targets) {}
+  }
+
   @Test("a run skips and cancels the registrations whose targets are gone, and counts no call")
   func deadTargetsInARun() {
     let graph = TraitGraph()
