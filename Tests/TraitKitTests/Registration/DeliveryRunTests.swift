@@ -13,6 +13,15 @@ import Testing
 
 @Suite("Delivering to registrations that share a baseline")
 struct DeliveryRunTests {
+  /// What a test logs for a call of `name` on `node`: the size class it had and has.
+  static func sizeClassEntry(
+    _ name: String,
+    _ node: TraitNode,
+    _ previous: TraitCollection
+  ) -> String {
+    "\(name) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
+  }
+
   /// A node under a graph's root with `count` registrations for the size class, each logging
   /// its name, the previous size class and the current one; the handler of `name` also runs
   /// `action`.
@@ -27,9 +36,7 @@ struct DeliveryRunTests {
     let tokens = (0..<count).map { index in
       node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
         (node: GTNode, previous: TraitCollection) in
-        log.append(
-          "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-        )
+        log.append(Self.sizeClassEntry("r\(index)", node, previous))
         actions["r\(index)"]?(node)
       }
     }
@@ -196,18 +203,14 @@ struct DeliveryRunTests {
     let node = GTNode("node")
     graph.root.addTraitChild(node)
     _ = node._registerForAllTraitChanges(interestingTraits: []) { node, previous in
-      log.append(
-        "legacy \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-      )
+      log.append(Self.sizeClassEntry("legacy", node, previous))
     }
     var tokens: [TraitChangeRegistration] = []
     for index in 0..<12 {
       tokens.append(
         node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
           (node: GTNode, previous: TraitCollection) in
-          log.append(
-            "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-          )
+          log.append(Self.sizeClassEntry("r\(index)", node, previous))
           guard action != .none, index == 5,
             node.traitCollection.horizontalSizeClass == .compact
           else { return }
@@ -215,9 +218,7 @@ struct DeliveryRunTests {
           guard action == .cancelAndRegister else { return }
           node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
             (node: GTNode, previous: TraitCollection) in
-            log.append(
-              "n \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-            )
+            log.append(Self.sizeClassEntry("n", node, previous))
           }
         }
       )
@@ -405,9 +406,7 @@ struct DeliveryRunTests {
     }
 
     func sizeClassDidChange(node: GTNode, previous: TraitCollection) {
-      log.append(
-        "\(name) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-      )
+      log.append(DeliveryRunTests.sizeClassEntry(name, node, previous))
     }
   }
 
@@ -433,9 +432,7 @@ struct DeliveryRunTests {
       } else {
         node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
           (node: GTNode, previous: TraitCollection) in
-          log.append(
-            "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-          )
+          log.append(Self.sizeClassEntry("r\(index)", node, previous))
         }
       }
     }
