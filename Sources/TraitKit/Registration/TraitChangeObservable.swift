@@ -5,7 +5,7 @@
 /// collection you last saw (never on registration). Handlers receive the observed object, so they
 /// need no `[weak self]`; targets are held weakly.
 ///
-/// A node holds at most 2^27 registrations, counting those cancelled during a delivery that is
+/// A node holds at most 2^26 registrations, counting those cancelled during a delivery that is
 /// still running; registering beyond that traps.
 ///
 /// ```swift

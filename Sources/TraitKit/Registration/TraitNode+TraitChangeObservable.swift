@@ -149,7 +149,7 @@ extension TraitNode: TraitChangeObservable {
   }
 
   /// The capacity a node's full registration table of `capacity` entries grows to, so that tests
-  /// reach the limit on a node's registrations without allocating 2^27 of them.
+  /// reach the limit on a node's registrations without allocating 2^26 of them.
   ///
   /// - Precondition: `capacity` is below the limit.
   package static func _grownRegistrationCapacity(from capacity: Int32) -> Int32 {

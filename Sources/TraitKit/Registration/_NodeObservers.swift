@@ -56,9 +56,10 @@ struct _NodeObservers {
   /// The fewest users a baseline has for a delivery to call them in a run: below it, starting
   /// and ending a run costs more than moving them one by one saves (traitkit-bench S5).
   static let minimumRunLength: Int32 = 8
-  /// The most entries a table holds: an entry numbers its snapshot slot in 28 bits, and a table
-  /// has at most two slots more than entries.
-  private static let maximumCapacity: Int32 = 1 << 27
+  /// The most entries a table holds: an entry numbers its snapshot slot in
+  /// `_Registration.snapshotBits` (27) bits, and a table has at most two slots more than
+  /// entries.
+  private static let maximumCapacity: Int32 = 1 << (_Registration.snapshotBits - 1)
 
   /// A table with no entries; ``destroy()`` frees it.
   static func make() -> _NodeObservers {

@@ -125,7 +125,7 @@ struct TableGrowthTests {
 
   // MARK: - The limit
 
-  @Test("a full table grows by two entries below 16, by half from 16, up to 2^27 registrations")
+  @Test("a full table grows by two entries below 16, by half from 16, up to 2^26 registrations")
   func tableGrowsByTwoThenByHalfUpToTheLimit() {
     #expect(TraitNode._grownRegistrationCapacity(from: 1) == 3)
     #expect(TraitNode._grownRegistrationCapacity(from: 4) == 6)
@@ -134,18 +134,18 @@ struct TableGrowthTests {
     #expect(TraitNode._grownRegistrationCapacity(from: 16) == 24)
     #expect(TraitNode._grownRegistrationCapacity(from: 17) == 25)
     #expect(TraitNode._grownRegistrationCapacity(from: 1 << 20) == 3 << 19)
-    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 26) == 3 << 25)
-    #expect(TraitNode._grownRegistrationCapacity(from: 3 << 25) == 1 << 27)
+    #expect(TraitNode._grownRegistrationCapacity(from: 1 << 25) == 3 << 24)
+    #expect(TraitNode._grownRegistrationCapacity(from: 3 << 24) == 1 << 26)
   }
 
-  @Test("a full table of 2^27 registrations cannot grow: it traps, naming the limit")
+  @Test("a full table of 2^26 registrations cannot grow: it traps, naming the limit")
   func fullTableAtTheLimitTraps() async {
     let result = await #expect(
       processExitsWith: .failure,
       observing: [\.standardErrorContent]
     ) {
-      _ = TraitNode._grownRegistrationCapacity(from: 1 << 27)
+      _ = TraitNode._grownRegistrationCapacity(from: 1 << 26)
     }
-    #expect(gtStandardError(result).contains("A node holds at most 134217728 registrations"))
+    #expect(gtStandardError(result).contains("A node holds at most 67108864 registrations"))
   }
 }
