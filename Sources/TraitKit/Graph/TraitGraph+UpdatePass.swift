@@ -393,17 +393,23 @@ extension TraitGraph {
         _visitWidening = .none
       }
       defer { node._observedHere = node._ownObserved }
-      var storage = node._resolvedStorage()
+      // NB: the node's collection unretained: its owner (the node, an ancestor or the base
+      // traits) keeps it until a value or the tree changes, and from then on the pass does
+      // (`_valuesDidChange()`). A retain here cost two atomic operations per visited node
+      // (traitkit-bench S1, `compare`).
+      var storage = node._resolvedReference()
       // NB: the epoch `storage` was resolved at: an invalidation or a handler that changes values
       // makes the registrations after it compare with, and see, the node's collection as it is.
       var storageEpoch = _epoch
-      _currentCell.storage = Unmanaged.passUnretained(storage)
+      _currentCell.storage = storage
       defer { _currentCell.storage = nil }
       if let tracking = node._tracking.map(Unmanaged.passUnretained),
         tracking._withUnsafeGuaranteedRef({ pending.intersects($0.observed) })
       {
-        _lastPass.invalidationsDelivered += tracking._withUnsafeGuaranteedRef {
-          $0.invalidate(node, current: storage, pass: _passNumber, recyclingInto: self)
+        _lastPass.invalidationsDelivered += tracking._withUnsafeGuaranteedRef { tracking in
+          storage._withUnsafeGuaranteedRef {
+            tracking.invalidate(node, current: $0, pass: _passNumber, recyclingInto: self)
+          }
         }
       }
       guard let observers = node._observers, pending.intersects(observers.observed) else {
@@ -429,7 +435,7 @@ extension TraitGraph {
   /// traits makes the next registrations compare with, and see, the new collection.
   private func _deliver(
     _ node: TraitNode,
-    _ storage: inout _Storage,
+    _ storage: inout Unmanaged<_Storage>,
     at epoch: inout UInt64,
     pending: inout _TraitFilter,
     end: Int,
@@ -442,7 +448,7 @@ extension TraitGraph {
     var memoFills = node._observers.unsafelyUnwrapped.snapshotFills
     // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
     // leaves it in the recycling list of the outermost pass until that ends (traitkit-bench S2).
-    var previous = Unmanaged.passUnretained(storage)
+    var previous = storage
     // NB: the summary of the traits compared last, 0 for none.
     var memoSummary: UInt64 = 0
     var memoChanged = false
@@ -476,10 +482,10 @@ extension TraitGraph {
         }
         epoch = _epoch
         pending |= node._pending | (_visitWidening & ~node._shield)
-        let fresh = node._resolvedStorage()
-        if fresh !== storage {
+        let fresh = node._resolvedReference()
+        if fresh.toOpaque() != storage.toOpaque() {
           storage = fresh
-          _currentCell.storage = Unmanaged.passUnretained(storage)
+          _currentCell.storage = storage
           memoSummary = 0
         }
       }
@@ -506,13 +512,15 @@ extension TraitGraph {
       if entry.filterIsExact, memoSummary == entry.summary, memoSummary != 0 {
         changed = memoChanged
       } else if entry.filterIsExact {
-        changed = previous._withUnsafeGuaranteedRef {
-          _changeCache.sawChange(entry, in: storage, from: $0)
+        changed = storage._withUnsafeGuaranteedRef { storage in
+          previous._withUnsafeGuaranteedRef { _changeCache.sawChange(entry, in: storage, from: $0) }
         }
         memoSummary = entry.summary
         memoChanged = changed
       } else {
-        changed = previous._withUnsafeGuaranteedRef { entry.sawChange(in: storage, from: $0) }
+        changed = storage._withUnsafeGuaranteedRef { storage in
+          previous._withUnsafeGuaranteedRef { entry.sawChange(in: storage, from: $0) }
+        }
       }
       guard changed else { continue }
       if observers.hasSoleBaseline {
@@ -529,20 +537,22 @@ extension TraitGraph {
       {
         // The next users of this baseline see the same change: call them in a run
         // (traitkit-bench S1).
-        (next, current) = _deliverRun(
-          node,
-          from: position,
-          end: end,
-          slot: entry.snapshot,
-          summary: entry.summary,
-          storage: storage,
-          baseline: previous,
-          callbacks: &callbacks
-        )
+        (next, current) = storage._withUnsafeGuaranteedRef {
+          _deliverRun(
+            node,
+            from: position,
+            end: end,
+            slot: entry.snapshot,
+            summary: entry.summary,
+            storage: $0,
+            baseline: previous,
+            callbacks: &callbacks
+          )
+        }
         continue
       } else {
         if !observers.snapshot(current, holds: storage) {
-          current = observers.snapshot(for: storage)
+          current = storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) }
         }
         observers.use(current)
         observers.release(entry.snapshot, recyclingInto: self)
@@ -553,8 +563,10 @@ extension TraitGraph {
         allTraits
         && entry.box.unsafelyUnwrapped._withUnsafeGuaranteedRef { box in
           guard let interesting = box.traitList?.set, !interesting.isEmpty else { return false }
-          return previous._withUnsafeGuaranteedRef { previous in
-            !interesting.contains { !storage.slotEqual(at: $0, to: previous) }
+          return storage._withUnsafeGuaranteedRef { storage in
+            previous._withUnsafeGuaranteedRef { previous in
+              !interesting.contains { !storage.slotEqual(at: $0, to: previous) }
+            }
           }
         }
       // NB: the callee stays alive until compaction, which waits for this delivery to end.

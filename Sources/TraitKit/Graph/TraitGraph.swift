@@ -69,8 +69,9 @@ public final class TraitGraph {
   /// `_NodeObservers.beginRun`).
   @exclusivity(unchecked) var _runNode: Unmanaged<TraitNode>?
 
-  /// Records that a value or the shape of the tree changed: advances the epoch, and interrupts
-  /// the running run, whose next users must compare with the node's collection as it is now.
+  /// Records that a value or the shape of the tree changed: advances the epoch, interrupts the
+  /// running run, whose next users must compare with the node's collection as it is now, and
+  /// keeps the collection of the node the pass visits, which the visit holds unretained.
   // NB: the run checks its own state after each call, not the epoch as well (traitkit-bench
   // S1). The run interrupted may be another graph's, on the node after it moved there: that run
   // then stops early, and its delivery goes on one registration at a time, as after a run.
@@ -79,6 +80,17 @@ public final class TraitGraph {
     if let node = _runNode {
       node._withUnsafeGuaranteedRef { $0._observers.unsafelyUnwrapped.interruptRun() }
     }
+    if let storage = _currentCell.storage { _keepVisitedStorage(storage) }
+  }
+
+  /// Keeps `storage`, the collection of the node a pass visits, which the visit holds
+  /// unretained, until the pass ends: a value or the tree changed, so that its owner — the node,
+  /// an ancestor or the base traits — may let go of it while the visit still compares with it
+  /// and gives it to registrations.
+  // NB: out of line: a value that changes in a handler is the uncommon case.
+  @inline(never)
+  func _keepVisitedStorage(_ storage: Unmanaged<_Storage>) {
+    _recycleAfterPass(storage.retain())
   }
 
   /// Whether a change waits for a pass; `onNeedsUpdate` runs when this becomes true.

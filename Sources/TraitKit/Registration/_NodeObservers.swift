@@ -426,10 +426,10 @@ struct _NodeObservers {
   /// caller to release: the registration that alone uses it moves to a new baseline in place.
   ///
   /// - Precondition: ``hasSoleBaseline``.
-  func rebaseSoleBaseline(to storage: _Storage) -> Unmanaged<_Storage> {
+  func rebaseSoleBaseline(to storage: Unmanaged<_Storage>) -> Unmanaged<_Storage> {
     if self.deliveryDepth > 0 { self.snapshotFills &+= 1 }
     let old = self.primary.storage.unsafelyUnwrapped
-    header.pointee.primary.storage = Unmanaged.passRetained(storage)
+    header.pointee.primary.storage = storage.retain()
     return old
   }
 
@@ -602,8 +602,13 @@ struct _NodeObservers {
 
   /// Whether snapshot `slot` holds `storage`; false for slot -1.
   @inline(__always) func snapshot(_ slot: Int32, holds storage: _Storage) -> Bool {
+    snapshot(slot, holds: Unmanaged.passUnretained(storage))
+  }
+
+  /// Whether snapshot `slot` holds `storage`, given unretained; false for slot -1.
+  @inline(__always) func snapshot(_ slot: Int32, holds storage: Unmanaged<_Storage>) -> Bool {
     guard slot >= 0, let snapshot = withSnapshot(slot, { $0.storage }) else { return false }
-    return snapshot.toOpaque() == Unmanaged.passUnretained(storage).toOpaque()
+    return snapshot.toOpaque() == storage.toOpaque()
   }
 
   /// The storage of snapshot `slot`, unretained.
