@@ -234,6 +234,12 @@ open class TraitNode: TraitEnvironment {
     return _resolvedEpoch == graph._withUnsafeGuaranteedRef { $0._epoch }
   }
 
+  /// Whether another node may resolve to the same collection as this node: it has children,
+  /// which share it while they have no overrides, or it has a parent whose collection it shares.
+  @inline(__always) final var _mayShareResolved: Bool {
+    _children.count != 0 || (!_ownsResolved && _parentRef != nil)
+  }
+
   /// The recorder for a read of this node's collection inside a tracked closure running on this
   /// thread, if any.
   ///
