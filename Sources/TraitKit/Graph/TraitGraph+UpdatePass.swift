@@ -643,9 +643,12 @@ extension TraitGraph {
     // a count only of the users not called, off the common path. Otherwise the compiler kept
     // more registers across the call, spilled the node, and moved values between registers
     // around it (traitkit-bench S1: 3 of the 43 instructions a callback took, and 2 of 28 when
-    // the position also stepped back).
-    var user = position &+ 1
-    first.runNext = user
+    // the position also stepped back). The position is the entry's byte offset in the table,
+    // as the table's `runNext` and `runLimit` hold it: the loop then keeps one register for it,
+    // where an index also needs the offset it addresses the entry by (S1: 2 of 25.9).
+    let stride = MemoryLayout<_Registration>.stride
+    var offset = _NodeObservers.entryOffset(position &+ 1)
+    first.runNext = offset
     if !first.entries[position].call(node, previous) {
       _runUserDied(of: node, at: position, uncalled: &uncalled)
     }
@@ -654,19 +657,20 @@ extension TraitGraph {
       // keep their positions while a delivery walks them, and no more than `end` of them are
       // looked at, all there when the delivery began (compaction waits).
       let table = node._observers.unsafelyUnwrapped
-      // NB: the run's limit is `end`, or 0 once a handler changed a value or the tree (see
-      // `TraitGraph._valuesDidChange()`) or a nested delivery ended the run: one comparison
+      // NB: the run's limit is `end`'s offset, or 0 once a handler changed a value or the tree
+      // (see `TraitGraph._valuesDidChange()`) or a nested delivery ended the run: one comparison
       // after each call, rather than one with `end` and another of `runSlot` (traitkit-bench
       // S1).
-      guard user < table.runLimit else { break }
+      guard offset < table.runLimit else { break }
       #if TRAITKIT_INTERNAL_CHECKS
+      let user = _NodeObservers.entryPosition(atOffset: offset)
       precondition(
         user < end && user < table.count && table.runSlot == slot,
         "Invariant: a run's users stay in its node's table, before its end, while it runs"
       )
       precondition(_epoch == epoch, "Invariant: a change of values or of the tree stops a run")
       #endif
-      let entry = table.entries[user]
+      let entry = table.entry(atOffset: offset)
       // NB: a user that continues the traits of the entry before it observes the run's traits,
       // since every entry looked at so far does: one check of the entry's state, rather than a
       // comparison of its summary too; and a handler kept inline, the common user, is called
@@ -675,27 +679,29 @@ extension TraitGraph {
         #if TRAITKIT_INTERNAL_CHECKS
         precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
         #endif
-        user &+= 1
-        table.runNext = user
+        offset &+= stride
+        table.runNext = offset
         entry.handler(node, previous)
       } else if entry.isLiveRegistrationContinuingTraits(using: slot) {
         #if TRAITKIT_INTERNAL_CHECKS
         precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
         #endif
-        user &+= 1
-        table.runNext = user
+        offset &+= stride
+        table.runNext = offset
         if !entry.call(node, previous) {
-          _runUserDied(of: node, at: user &- 1, uncalled: &uncalled)
+          let user = _NodeObservers.entryPosition(atOffset: offset) &- 1
+          _runUserDied(of: node, at: user, uncalled: &uncalled)
         }
       } else if entry.isLive || entry.summary != summary {
         // Another baseline or other traits, or a tombstone of other traits, after which the
         // next entry may continue those.
         break
       } else {
-        user &+= 1
+        offset &+= stride
         uncalled &+= 1
       }
     }
+    let user = _NodeObservers.entryPosition(atOffset: offset)
     _runNode = nil
     let called = Int32(truncatingIfNeeded: user &- position) &- uncalled
     callbacks += Int(called)

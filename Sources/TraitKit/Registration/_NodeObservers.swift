@@ -131,6 +131,22 @@ struct _NodeObservers {
     (base + Self.headerSize).assumingMemoryBound(to: _Registration.self)
   }
 
+  /// Where entry `position` lies in the table, in bytes from its start: a run's positions
+  /// (`runNext`, `runLimit`), which stay valid when the table moves.
+  @inline(__always) static func entryOffset(_ position: Int) -> Int {
+    headerSize &+ position &* MemoryLayout<_Registration>.stride
+  }
+
+  /// The position of the entry at byte offset `offset` (see ``entryOffset(_:)``).
+  @inline(__always) static func entryPosition(atOffset offset: Int) -> Int {
+    (offset &- headerSize) / MemoryLayout<_Registration>.stride
+  }
+
+  /// The entry at byte offset `offset` (see ``entryOffset(_:)``).
+  @inline(__always) func entry(atOffset offset: Int) -> _Registration {
+    (base + offset).assumingMemoryBound(to: _Registration.self).pointee
+  }
+
   // MARK: - Header fields
 
   /// A field of the table's header, read and written as if it were the table's own.
@@ -470,9 +486,9 @@ struct _NodeObservers {
   /// - Precondition: no run is active, and `storage` outlives the run (the delivery keeps it).
   func beginRun(of slot: Int32, from position: Int, to end: Int, seeing storage: _Storage) {
     self.runSlot = slot
-    self.runLimit = end
+    self.runLimit = Self.entryOffset(end)
     self.runStart = Int32(truncatingIfNeeded: position)
-    self.runNext = position
+    self.runNext = Self.entryOffset(position)
     self.runStorage = Unmanaged.passUnretained(storage)
   }
 
@@ -536,7 +552,7 @@ struct _NodeObservers {
     // an ended run whatever ended it.
     self.runLimit = 0
     var target: Int32 = -1
-    for position in Int(self.runStart)..<self.runNext
+    for position in Int(self.runStart)..<Self.entryPosition(atOffset: self.runNext)
     where entries[position].isLive(using: slot) {
       if target < 0 {
         target = self.runStorage.unsafelyUnwrapped._withUnsafeGuaranteedRef { snapshot(for: $0) }
@@ -668,15 +684,17 @@ struct _TableHeader {
   var runSlot: Int32 = -1
   /// The position of the run's first user.
   var runStart: Int32 = 0
-  /// The position after the run's last user called.
-  // NB: a whole word, so that the run loop stores its position as it is, rather than a
-  // truncated copy that costs a register of its own (traitkit-bench S1).
+  /// The position after the run's last user called, as a byte offset into the table (see
+  /// `_NodeObservers.entryOffset(_:)`).
+  // NB: a whole word, and an offset, so that the run loop stores its position as it is: the
+  // loop keeps one offset that addresses the entry, where a position also needs its offset in a
+  // register of its own (traitkit-bench S1).
   var runNext = 0
   /// The collection the run's users see, unretained: the running delivery keeps it.
   var runStorage: Unmanaged<_Storage>?
-  /// The position before which the active run may call users: the end of the entries its
-  /// delivery walks, or 0 once a handler changed a value or the tree, or a nested delivery ended
-  /// the run.
+  /// The byte offset (see `_NodeObservers.entryOffset(_:)`) before which the active run may
+  /// call users: that of the end of the entries its delivery walks, or 0 once a handler changed
+  /// a value or the tree, or a nested delivery ended the run.
   var runLimit = 0
 
   init(capacity: Int32, allocationOffset: Int32, serial: UInt64) {
