@@ -644,11 +644,14 @@ extension TraitGraph {
     // more registers across the call, spilled the node, and moved values between registers
     // around it (traitkit-bench S1: 3 of the 43 instructions a callback took, and 2 of 28 when
     // the position also stepped back). The position is the entry's byte offset in the table,
-    // as the table's `runNext` and `runLimit` hold it: the loop then keeps one register for it,
-    // where an index also needs the offset it addresses the entry by (S1: 2 of 25.9).
+    // as the table's `runCalled` and `runLimit` hold it: the loop then keeps one register for
+    // it, where an index also needs the offset it addresses the entry by; and the table records
+    // the user's own offset, which the loop holds as it calls, rather than the one after it
+    // (S1: 3 of 25.9).
     let stride = MemoryLayout<_Registration>.stride
-    var offset = _NodeObservers.entryOffset(position &+ 1)
-    first.runNext = offset
+    var offset = _NodeObservers.entryOffset(position)
+    first.runCalled = offset
+    offset &+= stride
     if !first.entries[position].call(node, previous) {
       _runUserDied(of: node, at: position, uncalled: &uncalled)
     }
@@ -679,15 +682,15 @@ extension TraitGraph {
         #if TRAITKIT_INTERNAL_CHECKS
         precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
         #endif
+        table.runCalled = offset
         offset &+= stride
-        table.runNext = offset
         entry.handler(node, previous)
       } else if entry.isLiveRegistrationContinuingTraits(using: slot) {
         #if TRAITKIT_INTERNAL_CHECKS
         precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
         #endif
+        table.runCalled = offset
         offset &+= stride
-        table.runNext = offset
         if !entry.call(node, previous) {
           let user = _NodeObservers.entryPosition(atOffset: offset) &- 1
           _runUserDied(of: node, at: user, uncalled: &uncalled)

@@ -132,7 +132,7 @@ struct _NodeObservers {
   }
 
   /// Where entry `position` lies in the table, in bytes from its start: a run's positions
-  /// (`runNext`, `runLimit`), which stay valid when the table moves.
+  /// (`runCalled`, `runLimit`), which stay valid when the table moves.
   @inline(__always) static func entryOffset(_ position: Int) -> Int {
     headerSize &+ position &* MemoryLayout<_Registration>.stride
   }
@@ -488,7 +488,7 @@ struct _NodeObservers {
     self.runSlot = slot
     self.runLimit = Self.entryOffset(end)
     self.runStart = Int32(truncatingIfNeeded: position)
-    self.runNext = Self.entryOffset(position)
+    self.runCalled = Self.entryOffset(position) &- MemoryLayout<_Registration>.stride
     self.runStorage = Unmanaged.passUnretained(storage)
   }
 
@@ -552,7 +552,7 @@ struct _NodeObservers {
     // an ended run whatever ended it.
     self.runLimit = 0
     var target: Int32 = -1
-    for position in Int(self.runStart)..<Self.entryPosition(atOffset: self.runNext)
+    for position in Int(self.runStart)..<Self.entryPosition(atOffset: self.runCalled) &+ 1
     where entries[position].isLive(using: slot) {
       if target < 0 {
         target = self.runStorage.unsafelyUnwrapped._withUnsafeGuaranteedRef { snapshot(for: $0) }
@@ -684,12 +684,13 @@ struct _TableHeader {
   var runSlot: Int32 = -1
   /// The position of the run's first user.
   var runStart: Int32 = 0
-  /// The position after the run's last user called, as a byte offset into the table (see
-  /// `_NodeObservers.entryOffset(_:)`).
+  /// The position of the last user the run called, or is calling, as a byte offset into the
+  /// table (see `_NodeObservers.entryOffset(_:)`); that of the entry before the run's first
+  /// while it has called none.
   // NB: a whole word, and an offset, so that the run loop stores its position as it is: the
   // loop keeps one offset that addresses the entry, where a position also needs its offset in a
   // register of its own (traitkit-bench S1).
-  var runNext = 0
+  var runCalled = 0
   /// The collection the run's users see, unretained: the running delivery keeps it.
   var runStorage: Unmanaged<_Storage>?
   /// The byte offset (see `_NodeObservers.entryOffset(_:)`) before which the active run may
