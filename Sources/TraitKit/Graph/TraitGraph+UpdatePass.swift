@@ -515,7 +515,7 @@ extension TraitGraph {
         // NB: the pass's cache only where another node may ask the same question: nodes share a
         // collection only down a chain of nodes without overrides, so a leaf that owns its
         // collection, or a root without children, is the one node to compare with it
-        // (traitkit-bench S1: about 60 instructions a write).
+        // (traitkit-bench S1: about 50 instructions a write).
         changed = storage._withUnsafeGuaranteedRef { storage in
           previous._withUnsafeGuaranteedRef { previous in
             node._mayShareResolved
@@ -647,7 +647,7 @@ extension TraitGraph {
     // as the table's `runCalled` and `runLimit` hold it: the loop then keeps one register for
     // it, where an index also needs the offset it addresses the entry by; and the table records
     // the user's own offset, which the loop holds as it calls, rather than the one after it
-    // (S1: 3 of 25.9).
+    // (S1: 24.4 → 22.4 instructions per callback at K=4096).
     let stride = MemoryLayout<_Registration>.stride
     var offset = _NodeObservers.entryOffset(position)
     first.runCalled = offset
