@@ -10,11 +10,12 @@ import TraitKit
 // that, and check that every registration still hears each change once, with the collection it
 // last heard of. Run them under AddressSanitizer, in a release build too
 // (`Scripts/sanitize.sh address address-release`): a collection freed under the visit shows there
-// as a use after free; in a plain build, as wrong values once its memory is reused.
+// as a use after free; in a plain build, as a crash or wrong values once its memory is reused.
 
-/// Changes `node`'s flag override while the only other reference to its collection, `kept`,
-/// goes, reads the node (which lets go of the old collection), and makes a few collections of
-/// the same size, which reuse the memory of one freed too early.
+/// Toggles the flag override of `owner` — `node` itself or the ancestor whose collection it
+/// shares — while the only other reference to `node`'s collection, `kept`, goes; reads the node
+/// (which lets go of the old collection); and makes a few collections of the same size, which
+/// reuse the memory of one freed too early.
 private func replaceCollection(of node: TraitNode, toggling owner: TraitNode) {
   var kept: TraitCollection? = node.traitCollection
   owner.traitOverrides[GTFlagTrait.self] = !(kept?[GTFlagTrait.self] ?? false)
