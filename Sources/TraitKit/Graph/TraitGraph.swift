@@ -257,9 +257,14 @@ public final class TraitGraph {
     var position = _spareStorages.count
     while position > 0 {
       position -= 1
-      guard _spareStorages[position]._withUnsafeGuaranteedRef({ $0.capacity >= capacity }) else {
-        continue
-      }
+      // NB: the spare's count first, from its header: it holds at least as many slots as it
+      // counts, and a spare usually counts what the refresh needs; its capacity asks the
+      // allocator (`malloc_usable_size`) (traitkit-bench S1).
+      guard
+        _spareStorages[position]._withUnsafeGuaranteedRef({
+          $0.count >= capacity || $0.capacity >= capacity
+        })
+      else { continue }
       return _spareStorages.remove(at: position)
     }
     // NB: none is large enough: let them all go, so that collections of the size now needed can
