@@ -31,76 +31,58 @@ struct VisitLifetimeTests {
   /// replaces the collection before any registration moved to it: only the visit holds it then.
   static let runLength = 12
 
-  /// A node under the root with a theme override (so that it owns its collection) and `count`
-  /// registrations for the size class, each logging its name with the previous and current
-  /// size class; `r0` also runs `action`.
-  private static func owningNode(
-    _ count: Int,
+  /// What the registrations log over the size class's change to compact and then to regular when
+  /// each hears each change once, with the collection it last heard of.
+  static let eachHearsBothChanges =
+    (0..<runLength).map { "r\($0) unspecified→compact" }
+    + (0..<runLength).map { "r\($0) compact→regular" }
+
+  /// Registers `runLength` handlers for the size class on `node`, each logging its name with the
+  /// previous and current size class; the first, `r0`, also runs `action` with the node.
+  private static func registerLoggers(
+    on node: GTNode,
     log: GTLog,
-    action: @escaping (GTNode) -> Void
-  ) -> (graph: TraitGraph, node: GTNode) {
-    let graph = TraitGraph()
-    let node = GTNode("node")
-    graph.root.addTraitChild(node)
-    node.traitOverrides[GTThemeTrait.self] = 1
-    for index in 0..<count {
+    firstAlso action: @escaping (GTNode) -> Void
+  ) {
+    for index in 0..<runLength {
       node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
         (node: GTNode, previous: TraitCollection) in
         log.append(DeliveryRunTests.sizeClassEntry("r\(index)", node, previous))
         if index == 0 { action(node) }
       }
     }
-    graph.updateTraitsIfNeeded()
-    return (graph, node)
   }
 
-  @Test("a run's handler that replaces its node's own collection leaves the run's users theirs")
-  func runHandlerReplacesOwnCollection() {
-    let log = GTLog()
-    var armed = true
-    let (graph, _) = Self.owningNode(Self.runLength, log: log) { node in
-      guard armed else { return }
-      armed = false
-      replaceCollection(of: node, toggling: node)
-    }
-
-    gtChangeSizeClass(graph, to: .compact)
-    gtChangeSizeClass(graph, to: .regular)
-
-    let first = (0..<Self.runLength).map { "r\($0) unspecified→compact" }
-    let second = (0..<Self.runLength).map { "r\($0) compact→regular" }
-    #expect(log.entries == first + second)
-  }
-
-  @Test("a handler that replaces the collection its node shares with an ancestor leaves it alive")
-  func handlerReplacesSharedCollection() {
+  @Test(
+    "a run's handler that replaces the collection its node owns or shares leaves it to the run",
+    arguments: [false, true]
+  )
+  func handlerReplacesVisitedCollection(ownedByAncestor: Bool) {
     let log = GTLog()
     var armed = true
     let graph = TraitGraph()
-    let parent = GTNode("parent")
     let node = GTNode("node")
-    graph.root.addTraitChild(parent)
-    parent.addTraitChild(node)
-    // The parent owns the collection; the node, without overrides, shares it.
-    parent.traitOverrides[GTThemeTrait.self] = 1
-    for index in 0..<Self.runLength {
-      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-        [unowned parent] (node: GTNode, previous: TraitCollection) in
-        log.append(DeliveryRunTests.sizeClassEntry("r\(index)", node, previous))
-        if index == 0, armed {
-          armed = false
-          replaceCollection(of: node, toggling: parent)
-        }
-      }
+    // The owner of the node's collection: the node, or a parent whose collection the node,
+    // without overrides, shares.
+    let owner = ownedByAncestor ? GTNode("parent") : node
+    if ownedByAncestor {
+      graph.root.addTraitChild(owner)
+      owner.addTraitChild(node)
+    } else {
+      graph.root.addTraitChild(node)
+    }
+    owner.traitOverrides[GTThemeTrait.self] = 1
+    Self.registerLoggers(on: node, log: log) { [unowned owner] node in
+      guard armed else { return }
+      armed = false
+      replaceCollection(of: node, toggling: owner)
     }
     graph.updateTraitsIfNeeded()
 
     gtChangeSizeClass(graph, to: .compact)
     gtChangeSizeClass(graph, to: .regular)
 
-    let first = (0..<Self.runLength).map { "r\($0) unspecified→compact" }
-    let second = (0..<Self.runLength).map { "r\($0) compact→regular" }
-    #expect(log.entries == first + second)
+    #expect(log.entries == Self.eachHearsBothChanges)
   }
 
   @Test("a root handler that replaces the base traits leaves the root's old collection alive")
@@ -131,9 +113,7 @@ struct VisitLifetimeTests {
     graph.baseTraits = graph.baseTraits.replacing(TraitHorizontalSizeClass.self, value: .regular)
     graph.updateTraitsIfNeeded()
 
-    let first = (0..<Self.runLength).map { "r\($0) unspecified→compact" }
-    let second = (0..<Self.runLength).map { "r\($0) compact→regular" }
-    #expect(log.entries == first + second)
+    #expect(log.entries == Self.eachHearsBothChanges)
     #expect(graph.root.traitCollection[GTThemeTrait.self] == 2)
   }
 
