@@ -488,7 +488,7 @@ struct _NodeObservers {
     self.runSlot = slot
     self.runLimit = Self.entryOffset(end)
     self.runStart = Int32(truncatingIfNeeded: position)
-    self.runCalled = Self.entryOffset(position) &- MemoryLayout<_Registration>.stride
+    self.runCalled = Self.entryOffset(position &- 1)
     self.runStorage = Unmanaged.passUnretained(storage)
   }
 

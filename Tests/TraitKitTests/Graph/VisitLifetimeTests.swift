@@ -12,13 +12,12 @@ import TraitKit
 // (`Scripts/sanitize.sh address address-release`): a collection freed under the visit shows there
 // as a use after free; in a plain build, as a crash or wrong values once its memory is reused.
 
-/// Toggles the flag override of `owner` — `node` itself or the ancestor whose collection it
-/// shares — while the only other reference to `node`'s collection, `kept`, goes; reads the node
-/// (which lets go of the old collection); and makes a few collections of the same size, which
-/// reuse the memory of one freed too early.
-private func replaceCollection(of node: TraitNode, toggling owner: TraitNode) {
+/// Replaces `node`'s collection through `change`, given the collection, while the only other
+/// reference to it, `kept`, goes; reads the node (which lets go of the old collection); and makes
+/// a few collections of the same size, which reuse the memory of one freed too early.
+private func replaceCollection(of node: TraitNode, by change: (TraitCollection) -> Void) {
   var kept: TraitCollection? = node.traitCollection
-  owner.traitOverrides[GTFlagTrait.self] = !(kept?[GTFlagTrait.self] ?? false)
+  change(kept.unsafelyUnwrapped)
   _ = node.traitCollection.horizontalSizeClass
   kept = nil
   let reuse = (0..<8).map { TraitCollection(GTThemeTrait.self, value: $0 + 100) }
@@ -75,7 +74,8 @@ struct VisitLifetimeTests {
     Self.registerLoggers(on: node, log: log) { [unowned owner] node in
       guard armed else { return }
       armed = false
-      replaceCollection(of: node, toggling: owner)
+      // The owner's flag toggled, which gives the node a new collection.
+      replaceCollection(of: node) { owner.traitOverrides[GTFlagTrait.self] = !$0[GTFlagTrait.self] }
     }
     graph.updateTraitsIfNeeded()
 
@@ -93,18 +93,11 @@ struct VisitLifetimeTests {
     for index in 0..<Self.runLength {
       graph.root.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
         [unowned graph] (node: TraitNode, previous: TraitCollection) in
-        log.append(
-          "r\(index) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-        )
+        log.append(DeliveryRunTests.sizeClassEntry("r\(index)", node, previous))
         guard index == 0, armed else { return }
         armed = false
         // The root has no overrides: its collection is the base traits', which this replaces.
-        var kept: TraitCollection? = node.traitCollection
-        graph.baseTraits = kept.unsafelyUnwrapped.replacing(GTThemeTrait.self, value: 2)
-        _ = node.traitCollection.horizontalSizeClass
-        kept = nil
-        let reuse = (0..<8).map { TraitCollection(GTThemeTrait.self, value: $0 + 100) }
-        withExtendedLifetime(reuse) {}
+        replaceCollection(of: node) { graph.baseTraits = $0.replacing(GTThemeTrait.self, value: 2) }
       }
     }
 
@@ -133,13 +126,11 @@ struct VisitLifetimeTests {
           guard slot == .layout, armed else { return }
           armed = false
           // Re-tracking the slot lets its record go of the collection it was invalidated at, and
-          // the node lets go of it once it is read after the change: only `kept` holds it then.
-          var kept: TraitCollection? = node.traitCollection
-          node.traitOverrides[GTFlagTrait.self] = !(kept?[GTFlagTrait.self] ?? false)
-          track(node, .layout)
-          kept = nil
-          let reuse = (0..<8).map { TraitCollection(GTThemeTrait.self, value: $0 + 100) }
-          withExtendedLifetime(reuse) {}
+          // the node lets go of it once it is read after the change: only the helper holds it.
+          replaceCollection(of: node) {
+            node.traitOverrides[GTFlagTrait.self] = !$0[GTFlagTrait.self]
+            track(node, .layout)
+          }
         },
         { _ = node.traitCollection.horizontalSizeClass }
       )
