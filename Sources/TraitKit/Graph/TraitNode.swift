@@ -183,6 +183,21 @@ open class TraitNode: TraitEnvironment {
   /// until the thread's next tracked read.
   @usableFromInline
   final func _traitCollectionSlowPath() -> UnsafePointer<TraitCollection> {
+    // NB: first, nearly every tracked read: one of a current node that the innermost tracked
+    // closure has read already in this run. Nothing on that path can release anything, so the
+    // collection needs no second look, and it calls nothing (traitkit-bench S7).
+    if _resolvedIsCurrent, let record = _TrackingRecord.active,
+      let recorder = record._withUnsafeGuaranteedRef({ $0.recentDependency(touchedOn: self) })
+    {
+      return _ThreadLocals.trackedRead(_resolvedRef, recorder: recorder)
+    }
+    return _traitCollectionResolvingSlowPath()
+  }
+
+  /// `_traitCollectionSlowPath()` when the node may need to be resolved again, or a tracked read
+  /// may need to start or find its recorder.
+  @inline(never)
+  final func _traitCollectionResolvingSlowPath() -> UnsafePointer<TraitCollection> {
     while true {
       let storage = _resolvedReference()
       guard _isRecordingTraitReadsAnywhere(), let recorder = _recorderForRead() else {

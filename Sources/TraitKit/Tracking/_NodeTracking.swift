@@ -104,6 +104,9 @@ final class _TrackingRecord {
   @exclusivity(unchecked) var recentDependency: Unmanaged<_TraitReadRecorder>?
   /// Counts runs; a dependency touched in the current run carries its number.
   @exclusivity(unchecked) var run: UInt64 = 0
+  /// How many dependencies the current run has touched (given its number): when that is all of
+  /// them, the run's end has nothing to sweep.
+  @exclusivity(unchecked) var touchedDependencies = 0
   @exclusivity(unchecked) var isRecording = false
   /// How many runs of this record are under way (more than one when a run nests another).
   @exclusivity(unchecked) var runs = 0
@@ -121,7 +124,10 @@ final class _TrackingRecord {
   /// Starts a run; a run nested in a run of this same record (a tracked method that re-enters
   /// itself) continues that run, so the record keeps what either read.
   func beginRun() {
-    if runs == 0 { run &+= 1 }
+    if runs == 0 {
+      run &+= 1
+      touchedDependencies = 0
+    }
     runs += 1
     isRecording = true
   }
@@ -133,6 +139,10 @@ final class _TrackingRecord {
     guard runs == 0 else { return }
     isRecording = false
     enclosing = nil
+    // NB: a run that read the same nodes as the one before touched every dependency, the recent
+    // one among them: nothing to sweep, and the dependencies' list is not read (traitkit-bench
+    // S7).
+    guard touchedDependencies != dependencies.count else { return }
     // NB: the recent dependency stays for the next run, which mostly reads the same node, unless
     // this run did not touch it (then the sweep below drops it).
     if let recent = recentDependency, recent._withUnsafeGuaranteedRef({ $0.run != run }) {
@@ -179,9 +189,22 @@ final class _TrackingRecord {
     return dependencyAmongOthers(on: node, storage: storage)
   }
 
+  /// The recent dependency, when it is `node`'s and this run, which is recording, has touched it
+  /// already: then a read of `node` records through it with nothing else to do.
+  @inline(__always)
+  func recentDependency(touchedOn node: TraitNode) -> Unmanaged<_TraitReadRecorder>? {
+    guard isLive && isRecording, let recent = recentDependency,
+      recent._withUnsafeGuaranteedRef({
+        $0.isLive && $0.nodeID == ObjectIdentifier(node) && $0.run == run
+      })
+    else { return nil }
+    return recent
+  }
+
   /// Starts this run's record of the recent dependency.
   @inline(never)
   private func restart(_ dependency: Unmanaged<_TraitReadRecorder>, storage: Unmanaged<_Storage>) {
+    touchedDependencies += 1
     dependency._withUnsafeGuaranteedRef { $0.reset(run: run, baseline: storage) }
   }
 
@@ -196,7 +219,10 @@ final class _TrackingRecord {
     for position in dependencies.indices
     where dependencies[position].isLive && dependencies[position].nodeID == id {
       let dependency = dependencies[position]
-      if dependency.run != run { dependency.reset(run: run, baseline: storage) }
+      if dependency.run != run {
+        touchedDependencies += 1
+        dependency.reset(run: run, baseline: storage)
+      }
       recentDependency = Unmanaged.passUnretained(dependency)
       return Unmanaged.passUnretained(dependency)
     }
@@ -207,6 +233,7 @@ final class _TrackingRecord {
       baseline: storage.takeUnretainedValue()
     )
     dependencies.append(dependency)
+    touchedDependencies += 1
     node._trackingState().watchers.append(dependency)
     recentDependency = Unmanaged.passUnretained(dependency)
     return Unmanaged.passUnretained(dependency)
@@ -228,7 +255,30 @@ final class _TrackingRecord {
   /// ended, records nothing.
   @usableFromInline
   static func recordRead(_ index: Int, through recorder: Unmanaged<_TraitReadRecorder>) {
-    var record = active
+    guard let innermost = active else { return }
+    // NB: nearly every recorded read goes through the recorder that the innermost run handed
+    // out last, which is its recent dependency: that case is checked inline, with no closure
+    // call and no walk (traitkit-bench S7).
+    let run = innermost._withUnsafeGuaranteedRef { record -> UInt64? in
+      record.isRecording && record.recentDependency?.toOpaque() == recorder.toOpaque()
+        ? record.run : nil
+    }
+    guard let run else {
+      recordRead(index, through: recorder, walkingFrom: innermost)
+      return
+    }
+    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run) }
+  }
+
+  /// `recordRead(_:through:)` when the recorder is not the innermost run's recent dependency:
+  /// the runs from the innermost out are asked in turn.
+  @inline(never)
+  private static func recordRead(
+    _ index: Int,
+    through recorder: Unmanaged<_TraitReadRecorder>,
+    walkingFrom innermost: Unmanaged<_TrackingRecord>
+  ) {
+    var record: Unmanaged<_TrackingRecord>? = innermost
     while let current = record {
       let recorded = current._withUnsafeGuaranteedRef { current in
         guard current.isRecording && current.holds(recorder) else { return false }
@@ -250,7 +300,7 @@ final class _TrackingRecord {
   /// Makes `record`, whose run has begun, the innermost active record of this thread; returns the
   /// one it hides.
   static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
-    recordingScopes.add(1, ordering: .relaxed)
+    recordingScopes.wrappingAdd(1, ordering: .relaxed)
     let enclosing = _ThreadLocals.activeRecord
     // NB: a nested run of the same record keeps the outer run's link: linking the record to
     // itself would make `recordRead` walk in circles.
@@ -262,7 +312,7 @@ final class _TrackingRecord {
   /// Restores the record that `enter` hid.
   static func leave(restoring enclosing: UnsafeMutableRawPointer?) {
     _ThreadLocals.activeRecord = enclosing
-    recordingScopes.subtract(1, ordering: .relaxed)
+    recordingScopes.wrappingSubtract(1, ordering: .relaxed)
   }
 
   /// The number of tracked closures running in the process, on any thread.
@@ -328,12 +378,24 @@ final class _TraitReadRecorder: @unchecked Sendable {
   /// - Precondition: The record is running on this thread (see `_TrackingRecord.recordRead`).
   @inline(__always)
   func record(_ index: Int, run: UInt64) {
-    guard isLive, self.run == run, !traits.contains(index) else { return }
-    recordFirstRead(index)
+    guard isLive, self.run == run else { return }
+    // NB: the first 64 traits, in one word of the set and the filter alike, with masking shifts:
+    // a tracked read of one of them is two tests and an OR (traitkit-bench S7).
+    guard index < 64 else {
+      if !traits.contains(index) { recordFirstRead(index) }
+      return
+    }
+    let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: index)
+    guard traits.first & bit == 0 else { return }
+    traits.first |= bit
+    // NB: re-tracking the same reads ends here: the filter keeps the bits of earlier runs.
+    guard filter.low & bit == 0 else { return }
+    recordNewTrait(_TraitFilter(low: bit, high: 0))
   }
 
-  /// Records the first read of the trait with dense index `index` in this run.
-  @inline(__always)
+  /// Records the first read in this run of the trait with dense index `index`, one beyond the
+  /// first 64.
+  @inline(never)
   private func recordFirstRead(_ index: Int) {
     traits.insert(index)
     let bit = _TraitFilter(index: index)
