@@ -90,6 +90,7 @@ struct _TraitCoding: Sendable {
   /// Decodes a value and returns its canonical slot.
   let decode: @Sendable (KeyedDecodingContainer<_TraitCodingKey>, _TraitCodingKey) throws -> _Slot
 
+  /// The coding of `T`'s values, if they are `Codable`: asked at run time.
   init?<T: TraitDefinition>(_: T.Type) {
     guard T.Value.self is any Decodable.Type, T.Value.self is any Encodable.Type else { return nil }
     typealias Coding = _SlotCoding<T.Value>
@@ -103,11 +104,28 @@ struct _TraitCoding: Sendable {
       guard let value = try container.decode(decodable, forKey: key) as? T.Value else {
         preconditionFailure("A decoded value of \(T.self) has another type")
       }
-      if T.valuesEqual(value, T.defaultValue) {
-        return _Slot(bits: Coding.fitsInBits ? Coding.bits(T.defaultValue) : 0)
-      }
-      return Coding.slot(value, inline: Coding.storesInline)
+      return Self.slot(of: value, for: T.self)
     }
+  }
+
+  /// The coding of `T`'s values, which are `Codable` and `Equatable`: known statically.
+  init<T: TraitDefinition>(codable _: T.Type) where T.Value: Codable & Equatable {
+    encode = { slot, container, key in
+      try container.encode(_SlotCoding<T.Value>.value(slot, default: T.defaultValue), forKey: key)
+    }
+    decode = { container, key in
+      Self.slot(of: try container.decode(T.Value.self, forKey: key), for: T.self)
+    }
+  }
+
+  /// The canonical slot of a decoded value of `T`: the default slot for a value equal to the
+  /// default.
+  private static func slot<T: TraitDefinition>(of value: T.Value, for _: T.Type) -> _Slot {
+    typealias Coding = _SlotCoding<T.Value>
+    if T.valuesEqual(value, T.defaultValue) {
+      return _Slot(bits: Coding.fitsInBits ? Coding.bits(T.defaultValue) : 0)
+    }
+    return Coding.slot(value, inline: Coding.storesInline)
   }
 }
 

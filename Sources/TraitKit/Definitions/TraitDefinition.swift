@@ -58,10 +58,10 @@ public protocol TraitDefinition: SendableMetatype {
 
 extension TraitDefinition {
   /// The name of the definition type.
-  public static var name: String { String(describing: Self.self) }
+  public static var name: String { _typeName(Self.self, qualified: false) }
 
   /// The module-qualified name of the definition type.
-  public static var identifier: String { String(reflecting: Self.self) }
+  public static var identifier: String { _typeName(Self.self, qualified: true) }
 
   /// `false`: most traits do not affect color appearance.
   public static var affectsColorAppearance: Bool { false }

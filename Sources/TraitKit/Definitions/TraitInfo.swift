@@ -25,16 +25,53 @@ final class _TraitInfo: Sendable {
   /// Present when `Value` is `Codable`.
   let coding: _TraitCoding?
 
-  init<T: TraitDefinition>(_ trait: T.Type, index: Int) {
+  /// The information on the custom trait `trait`: a custom trait hashes its presence alone, and
+  /// whether its values are `Equatable` and `Codable` is asked at run time.
+  convenience init<T: TraitDefinition>(_ trait: T.Type, index: Int) {
+    self.init(
+      trait,
+      index: index,
+      isInline: _SlotCoding<T.Value>.storesInline,
+      hashSlot: nil,
+      coding: _TraitCoding(trait)
+    )
+  }
+
+  /// The information on the system trait `trait`, whose values hash, and are `Equatable` and
+  /// `Codable`.
+  // NB: a custom trait may define `valuesEqual` more loosely than its value's `==`, and a hash
+  // must agree with `valuesEqual` (R2); so only system traits, whose `valuesEqual` is `==`, hash
+  // their values. What a system trait's values conform to is known statically: each question
+  // asked at run time instead is a conformance lookup, which the first time for a type scans the
+  // process's conformance records (traitkit-bench: 1.3 million instructions per system trait
+  // registered with every question asked at run time, 0.1 million without).
+  convenience init<T: _SystemTraitDefinition>(systemTrait trait: T.Type, index: Int) {
+    self.init(
+      trait,
+      index: index,
+      isInline: _SlotCoding<T.Value>.fitsInBits,
+      hashSlot: { slot, hasher in
+        hasher.combine(_SlotCoding<T.Value>.value(slot, default: T.defaultValue))
+      },
+      coding: _TraitCoding(codable: trait)
+    )
+  }
+
+  private init<T: TraitDefinition>(
+    _ trait: T.Type,
+    index: Int,
+    isInline inline: Bool,
+    hashSlot: (@Sendable (_Slot, inout Hasher) -> Void)?,
+    coding: _TraitCoding?
+  ) {
     typealias Coding = _SlotCoding<T.Value>
     self.index = index
     self.type = trait
     self.name = T.name
     self.identifier = T.identifier
     self.affectsColorAppearance = T.affectsColorAppearance
-    self.isInline = Coding.storesInline
+    self.isInline = inline
     self.defaultBits = Coding.fitsInBits ? Coding.bits(T.defaultValue) : 0
-    let inline = Coding.storesInline
     self.slotsEqual = { a, b in
       if inline {
         if a.bits == b.bits { return true }
@@ -51,18 +88,9 @@ final class _TraitInfo: Sendable {
       #endif
       return T._storedValuesEqual(a, nil, b, nil)
     }
-    // NB: a custom trait may define `valuesEqual` more loosely than its value's `==`, and a
-    // hash must agree with `valuesEqual` (R2); so only system traits, whose `valuesEqual` is
-    // `==`, hash their values. Custom traits contribute their presence alone.
-    if trait is any _SystemTraitDefinition.Type,
-      let hashable = T.Value.self as? any (Hashable & SendableMetatype).Type
-    {
-      self.hashSlot = Self.hasher(for: trait, hashable)
-    } else {
-      self.hashSlot = nil
-    }
+    self.hashSlot = hashSlot
     self.describeSlot = { slot in _describe(Coding.value(slot, default: T.defaultValue)) }
-    self.coding = _TraitCoding(trait)
+    self.coding = coding
   }
 
   /// A copy of `other` that takes the dense index `index`.
@@ -88,16 +116,6 @@ final class _TraitInfo: Sendable {
   /// trait whose values are boxed.
   var defaultWord: UInt64 { isInline ? defaultBits : 0 }
 
-  private static func hasher<T: TraitDefinition, H: Hashable & SendableMetatype>(
-    for trait: T.Type,
-    _: H.Type
-  ) -> @Sendable (_Slot, inout Hasher) -> Void {
-    { slot, hasher in
-      // NB: `T.Value` is `H`; the cast restores what the compiler cannot see. Not a hot path.
-      let value = _SlotCoding<T.Value>.value(slot, default: T.defaultValue)
-      hasher.combine(value as! H)
-    }
-  }
 }
 
 /// Describes a trait value for debug output, without `Optional(…)` around optional values.

@@ -244,8 +244,3 @@ private struct _RegistryState: ~Copyable {
     _TraitRegistry.published.store(UInt(bitPattern: table), ordering: .releasing)
   }
 }
-
-extension TraitDefinition {
-  /// Builds this trait's registry entry; lets the registry open a `Trait` existential.
-  static func _makeInfo(index: Int) -> _TraitInfo { _TraitInfo(Self.self, index: index) }
-}

@@ -333,6 +333,21 @@ struct TraitCollectionTests {
     )
   }
 
+  @Test("collections that differ in a system trait's value hash apart")
+  func systemTraitValuesHash() {
+    let styles = [UserInterfaceStyle.light, .dark, .unspecified].map { style in
+      TraitCollection { $0.userInterfaceStyle = style }
+    }
+    let classes = [UserInterfaceSizeClass.compact, .regular, .unspecified].map { sizeClass in
+      TraitCollection { $0.horizontalSizeClass = sizeClass }
+    }
+    // NB: a system trait hashes its value, not only its presence, so these hash apart (barring a
+    // 64-bit collision) though each sets one trait.
+    #expect(Set(styles.map(\.hashValue)).count == 3)
+    #expect(Set(classes.map(\.hashValue)).count == 3)
+    #expect(Set(styles + classes).count == 5)
+  }
+
   @Test("collections equal under a custom valuesEqual hash equally")
   func hashAgreesWithCustomValuesEqual() {
     let upper = TraitCollection(VTCaseInsensitiveTrait.self, value: "Dark")

@@ -156,12 +156,18 @@ struct TraitDefinitionTests {
   func defaultName() {
     #expect(VTFlagTrait.name == "VTFlagTrait")
     #expect(VTCountTrait.name == "VTCountTrait")
+    #expect(VTGenericTrait<Int>.name == "VTGenericTrait<Int>")
+    #expect(VTPhantomTrait<[Int]>.name == String(describing: VTPhantomTrait<[Int]>.self))
   }
 
   @Test("identifier defaults to the module-qualified name of the definition type")
   func defaultIdentifier() {
     #expect(VTFlagTrait.identifier == "TraitKitTests.VTFlagTrait")
     #expect(VTCountTrait.identifier == "TraitKitTests.VTCountTrait")
+    #expect(VTGenericTrait<Int>.identifier == "TraitKitTests.VTGenericTrait<Swift.Int>")
+    #expect(
+      VTPhantomTrait<[Int]>.identifier == String(reflecting: VTPhantomTrait<[Int]>.self)
+    )
   }
 
   @Test("affectsColorAppearance defaults to false")

@@ -1,7 +1,7 @@
 /// The system trait types, in the order of DESIGN §2.1.
 ///
 /// The registry registers these first, so that they take the dense indices 0…17 in this order.
-let _systemTraitTypes: [any TraitDefinition.Type] = [
+let _systemTraitTypes: [any _SystemTraitDefinition.Type] = [
   TraitUserInterfaceIdiom.self,
   TraitUserInterfaceStyle.self,
   TraitLayoutDirection.self,
@@ -72,8 +72,16 @@ extension TraitCollection {
   ]
 }
 
-/// Marks the system traits, whose `valuesEqual` is their values' `==`.
-protocol _SystemTraitDefinition: TraitDefinition {}
+/// Marks the system traits, whose `valuesEqual` is their values' `==`, and whose values hash
+/// and are `Codable`.
+protocol _SystemTraitDefinition: TraitDefinition where Value: Hashable & Codable {}
+
+extension _SystemTraitDefinition {
+  /// Builds this system trait's registry entry; lets the registry open the existential.
+  static func _makeInfo(index: Int) -> _TraitInfo {
+    _TraitInfo(systemTrait: Self.self, index: index)
+  }
+}
 
 extension TraitUserInterfaceIdiom: _SystemTraitDefinition {}
 extension TraitUserInterfaceStyle: _SystemTraitDefinition {}
