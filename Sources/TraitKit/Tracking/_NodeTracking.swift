@@ -5,6 +5,9 @@ import Synchronization
 final class _NodeTracking {
   /// The node's tracked slots.
   @exclusivity(unchecked) var records: ContiguousArray<_TrackingRecord> = []
+  /// The record found last, tried first (most nodes track one slot, or run one at a time);
+  /// unretained: `records` holds it, and removing it from there clears this.
+  @exclusivity(unchecked) var recentRecord: Unmanaged<_TrackingRecord>?
   /// The recorded reads of this node's traits; dead ones are purged when met.
   @exclusivity(unchecked) var watchers: ContiguousArray<_TraitReadRecorder> = []
   /// A superset of the traits the live watchers recorded.
@@ -15,18 +18,39 @@ final class _NodeTracking {
 
   /// The record of `slot`, made on first use; unretained: this object keeps it until the slot is
   /// removed, and a removal during a run keeps it until the run ends (`retired`).
+  // NB: the recent record tried inline: a tracked run then reads this object and the record,
+  // not the list between them (traitkit-bench S7).
+  @inline(__always)
   func record(for slot: TraitTrackingSlot, owner: TraitNode) -> Unmanaged<_TrackingRecord> {
-    for position in records.indices where records[position].slot == slot {
-      return Unmanaged.passUnretained(records[position])
+    if let recent = recentRecord, recent._withUnsafeGuaranteedRef({ $0.slot == slot }) {
+      return recent
     }
-    let record = _TrackingRecord(owner: owner, slot: slot)
-    records.append(record)
+    return recordAmongOthers(for: slot, owner: owner)
+  }
+
+  /// `record(for:owner:)` when the recent record is another slot's, or there is none.
+  @inline(never)
+  private func recordAmongOthers(
+    for slot: TraitTrackingSlot,
+    owner: TraitNode
+  ) -> Unmanaged<_TrackingRecord> {
+    let record: _TrackingRecord
+    if let found = records.first(where: { $0.slot == slot }) {
+      record = found
+    } else {
+      record = _TrackingRecord(owner: owner, slot: slot)
+      records.append(record)
+    }
+    recentRecord = Unmanaged.passUnretained(record)
     return Unmanaged.passUnretained(record)
   }
 
   func removeRecord(for slot: TraitTrackingSlot) {
     guard let position = records.firstIndex(where: { $0.slot == slot }) else { return }
     let record = records.remove(at: position)
+    if recentRecord?.toOpaque() == Unmanaged.passUnretained(record).toOpaque() {
+      recentRecord = nil
+    }
     if record.runs > 0 { retired.append(record) }
     record.kill()
   }

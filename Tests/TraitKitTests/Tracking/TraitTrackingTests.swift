@@ -610,6 +610,21 @@ struct TraitTrackingTests {
     #expect(view.invalidations(of: .display) == 2)
   }
 
+  @Test("a slot removed right after its run and tracked again records anew")
+  func lastTrackedSlotRemovedAndTrackedAgain() {
+    let tree = TTTree()
+    let view = tree.a
+    view.track(.layout) { _ = view.traitCollection.horizontalSizeClass }
+    view.removeTraitTracking(slot: .layout)
+    view.track(.layout) { _ = view.traitCollection.verticalSizeClass }
+
+    view.traitOverrides.horizontalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 0)
+    view.traitOverrides.verticalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 1)
+    #expect(view.invalidated == [.layout])
+  }
+
   @Test("a slot removed by its own tracked closure ends its run safely and never fires")
   func slotRemovedDuringItsRun() {
     let tree = TTTree()
