@@ -2,10 +2,11 @@ import Testing
 import TraitKit
 
 // The tracking differential test: seeded random sequences of override writes and removals,
-// moves, tracked runs (reading their own node and others, some nested in another slot's run),
-// slot removals and update passes drive a real graph and a model of rule R11 side by side.
-// After every pass, the slots the engine invalidated must be exactly those the model names,
-// each once; after every step, a node's traits must be the model's (R6).
+// moves, new nodes, dropped subtrees, tracked runs (reading their own node and others, some
+// nested in another slot's run), slot removals and update passes drive a real graph and a model
+// of rule R11 side by side. After every pass, the slots the engine invalidated must be exactly
+// those the model names, each once; after every step, a node's traits must be the model's (R6),
+// and a dropped node must be gone (R9).
 //
 // `swift test` runs a quarter as many sequences as the differential test (500 by default), each
 // of 120 steps, from the same base seed; `Scripts/soak.sh` runs a quarter of its count too. A
@@ -56,6 +57,10 @@ private enum TDStep: CustomStringConvertible {
   case write(node: Int, trait: RMTraitID, value: Int)
   case removeOverride(node: Int, trait: RMTraitID)
   case move(node: Int, parent: Int)
+  /// A new node, numbered next, under `parent`.
+  case add(parent: Int)
+  /// Detaches `nodes[0]` and lets go of it and its subtree, `nodes`.
+  case drop(nodes: [Int])
   case track(TDRun)
   case removeTracking(TDKey)
   case pass
@@ -65,6 +70,8 @@ private enum TDStep: CustomStringConvertible {
     case .write(let node, let trait, let value): "write \(node).\(trait) = \(value)"
     case .removeOverride(let node, let trait): "remove override \(node).\(trait)"
     case .move(let node, let parent): "move \(node) under \(parent)"
+    case .add(let parent): "add a node under \(parent)"
+    case .drop(let nodes): "drop \(nodes[0]) and its subtree \(nodes)"
     case .track(let run): "\(run)"
     case .removeTracking(let key): "remove tracking \(key)"
     case .pass: "pass"
@@ -80,12 +87,38 @@ private struct TDModel {
   /// Each node's parent; the root's is -1.
   var parents: [Int]
   var overrides: [[RMTraitID: Int]]
+  /// Whether each node is still in the tree; a dropped node is gone for good.
+  var alive: [Bool]
   /// For each tracked slot: by node read, the values of the traits read there.
   var slots: [TDKey: [Int: [RMTraitID: Int]]] = [:]
 
   init(parents: [Int]) {
     self.parents = parents
     overrides = Array(repeating: [:], count: parents.count)
+    alive = Array(repeating: true, count: parents.count)
+  }
+
+  /// The nodes in the tree.
+  var live: [Int] { alive.indices.filter { alive[$0] } }
+
+  /// `node` and the live nodes below it, `node` first.
+  func subtree(of node: Int) -> [Int] {
+    [node] + live.filter { $0 != node && isInSubtree($0, of: node) }
+  }
+
+  mutating func add(under parent: Int) {
+    parents.append(parent)
+    overrides.append([:])
+    alive.append(true)
+  }
+
+  /// Drops `nodes`: their slots go, and so does what other slots read of them.
+  mutating func drop(_ nodes: [Int]) {
+    let dropped = Set(nodes)
+    for node in nodes { alive[node] = false }
+    slots = slots.filter { !dropped.contains($0.key.node) }.mapValues { read in
+      read.filter { !dropped.contains($0.key) }
+    }
   }
 
   /// The value of `trait` at `node`: its own override, or its nearest ancestor's, or 0.
@@ -145,32 +178,54 @@ private struct TDModel {
 /// The same steps on a real graph, logging the invalidations each pass runs.
 private final class TDEngine {
   let graph = TraitGraph()
-  private(set) var nodes: [TraitNode]
+  /// The nodes by number; nil once dropped.
+  private var nodes: [TraitNode?]
+  /// Every node made, by number, to check that a dropped one is gone.
+  private(set) var weakNodes: [RMWeak<TraitNode>] = []
   private var numbers: [ObjectIdentifier: Int] = [:]
   private(set) var invalidations: [TDKey] = []
 
   init(parents: [Int]) {
     nodes = [graph.root]
-    for node in 1..<parents.count {
-      let made = TraitNode()
-      nodes[parents[node]].addTraitChild(made)
-      nodes.append(made)
-    }
-    for (number, node) in nodes.enumerated() { numbers[ObjectIdentifier(node)] = number }
+    weakNodes = [RMWeak(object: graph.root)]
+    numbers[ObjectIdentifier(graph.root)] = 0
+    for node in 1..<parents.count { add(under: parents[node]) }
+  }
+
+  /// The node numbered `number`, which is in the tree.
+  func node(_ number: Int) -> TraitNode {
+    guard let node = nodes[number] else { preconditionFailure("Node \(number) was dropped") }
+    return node
+  }
+
+  private func add(under parent: Int) {
+    let made = TraitNode()
+    node(parent).addTraitChild(made)
+    numbers[ObjectIdentifier(made)] = nodes.count
+    nodes.append(made)
+    weakNodes.append(RMWeak(object: made))
   }
 
   func apply(_ step: TDStep) {
     switch step {
-    case .write(let node, let trait, let value):
-      trait.write(value, into: &nodes[node].traitOverrides)
-    case .removeOverride(let node, let trait):
-      nodes[node].traitOverrides.remove(trait.definition)
-    case .move(let node, let parent):
-      nodes[parent].addTraitChild(nodes[node])
+    case .write(let number, let trait, let value):
+      trait.write(value, into: &node(number).traitOverrides)
+    case .removeOverride(let number, let trait):
+      node(number).traitOverrides.remove(trait.definition)
+    case .move(let number, let parent):
+      node(parent).addTraitChild(node(number))
+    case .add(let parent):
+      add(under: parent)
+    case .drop(let dropped):
+      node(dropped[0]).removeFromTraitParent()
+      for number in dropped {
+        numbers[ObjectIdentifier(node(number))] = nil
+        nodes[number] = nil
+      }
     case .track(let run):
       track(run)
     case .removeTracking(let key):
-      nodes[key.node].removeTraitTracking(slot: tdSlots[key.slot])
+      node(key.node).removeTraitTracking(slot: tdSlots[key.slot])
     case .pass:
       graph.updateTraitsIfNeeded()
     }
@@ -187,11 +242,11 @@ private final class TDEngine {
     let invalidation: (TraitNode) -> Void = { [unowned self] node in
       invalidations.append(TDKey(node: numbers[ObjectIdentifier(node)] ?? -1, slot: slot))
     }
-    nodes[run.key.node].withTraitTracking(slot: tdSlots[slot], invalidation: invalidation) {
+    node(run.key.node).withTraitTracking(slot: tdSlots[slot], invalidation: invalidation) {
       // NB: each read goes through a collection the closure holds, as `value(in:)` takes it.
-      for read in run.before { _ = read.trait.value(in: nodes[read.node].traitCollection) }
+      for read in run.before { _ = read.trait.value(in: node(read.node).traitCollection) }
       for nested in run.nested { track(nested) }
-      for read in run.after { _ = read.trait.value(in: nodes[read.node].traitCollection) }
+      for read in run.after { _ = read.trait.value(in: node(read.node).traitCollection) }
     }
   }
 }
@@ -207,19 +262,23 @@ private enum TDDifferential {
     return [-1] + (1..<count).map { random.below($0) }
   }
 
-  static func reads(_ random: inout RMRandom, owner: Int, nodes: Int) -> [TDRead] {
+  static func reads(_ random: inout RMRandom, owner: Int, nodes: [Int]) -> [TDRead] {
     (0..<random.below(4)).map { _ in
       // NB: mostly the run's own node, as a view's layout reads its own traits.
       TDRead(
-        node: random.chance(60) ? owner : random.below(nodes),
+        node: random.chance(60) ? owner : random.pick(nodes),
         trait: random.pick(tdTraits)
       )
     }
   }
 
-  static func run(_ random: inout RMRandom, nodes: Int, avoiding outer: TDKey? = nil) -> TDRun {
-    var key = TDKey(node: random.below(nodes), slot: random.below(tdSlots.count))
-    while key == outer { key = TDKey(node: random.below(nodes), slot: random.below(tdSlots.count)) }
+  static func key(_ random: inout RMRandom, nodes: [Int]) -> TDKey {
+    TDKey(node: random.pick(nodes), slot: random.below(tdSlots.count))
+  }
+
+  static func run(_ random: inout RMRandom, nodes: [Int], avoiding outer: TDKey? = nil) -> TDRun {
+    var key = key(&random, nodes: nodes)
+    while key == outer { key = self.key(&random, nodes: nodes) }
     let nested =
       outer == nil && random.chance(25) ? [run(&random, nodes: nodes, avoiding: key)] : []
     return TDRun(
@@ -231,21 +290,25 @@ private enum TDDifferential {
   }
 
   static func step(_ random: inout RMRandom, model: TDModel) -> TDStep {
-    let nodes = model.parents.count
+    let nodes = model.live
     let roll = random.below(100)
     switch roll {
-    case ..<35:
-      return .write(node: random.below(nodes), trait: random.pick(tdTraits), value: random.below(3))
-    case ..<45:
-      return .removeOverride(node: random.below(nodes), trait: random.pick(tdTraits))
-    case ..<53:
-      let node = 1 + random.below(nodes - 1)
-      let candidates = (0..<nodes).filter { !model.isInSubtree($0, of: node) }
+    case ..<33:
+      return .write(node: random.pick(nodes), trait: random.pick(tdTraits), value: random.below(3))
+    case ..<42:
+      return .removeOverride(node: random.pick(nodes), trait: random.pick(tdTraits))
+    case ..<50 where nodes.count > 1:
+      let node = random.pick(Array(nodes.dropFirst()))
+      let candidates = nodes.filter { !model.isInSubtree($0, of: node) }
       return .move(node: node, parent: random.pick(candidates))
+    case ..<54 where nodes.count < 14:
+      return .add(parent: random.pick(nodes))
+    case ..<57 where nodes.count > 3:
+      return .drop(nodes: model.subtree(of: random.pick(Array(nodes.dropFirst()))))
     case ..<80:
       return .track(run(&random, nodes: nodes))
     case ..<85:
-      return .removeTracking(TDKey(node: random.below(nodes), slot: random.below(tdSlots.count)))
+      return .removeTracking(key(&random, nodes: nodes))
     default:
       return .pass
     }
@@ -265,6 +328,8 @@ private enum TDDifferential {
       case .write(let node, let trait, let value): model.overrides[node][trait] = value
       case .removeOverride(let node, let trait): model.overrides[node][trait] = nil
       case .move(let node, let parent): model.parents[node] = parent
+      case .add(let parent): model.add(under: parent)
+      case .drop(let nodes): model.drop(nodes)
       case .track(let run): model.track(run)
       case .removeTracking(let key): model.slots[key] = nil
       case .pass: break
@@ -280,8 +345,13 @@ private enum TDDifferential {
       } else if !engine.takeInvalidations().isEmpty {
         divergence = "an invalidation ran outside a pass"
       }
-      let node = random.below(model.parents.count)
-      let engineValues = tdTraits.map { $0.value(in: engine.nodes[node].traitCollection) }
+      if case .drop(let nodes) = step,
+        let kept = nodes.first(where: { engine.weakNodes[$0].object != nil })
+      {
+        divergence = "dropped node \(kept) is still alive"
+      }
+      let node = random.pick(model.live)
+      let engineValues = tdTraits.map { $0.value(in: engine.node(node).traitCollection) }
       let modelValues = tdTraits.map { model.value(node, $0) }
       if divergence == nil && engineValues != modelValues {
         divergence = "node \(node) reads \(engineValues), the model \(modelValues)"
