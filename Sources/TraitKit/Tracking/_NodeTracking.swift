@@ -16,10 +16,10 @@ final class _NodeTracking {
   /// Records removed while they were running, kept alive until their run ends.
   @exclusivity(unchecked) var retired: ContiguousArray<_TrackingRecord> = []
 
-  /// The record of `slot`, made on first use; unretained: this object keeps it until the slot is
-  /// removed, and a removal during a run keeps it until the run ends (`retired`).
   // NB: the recent record tried inline: a tracked run then reads this object and the record,
   // not the list between them (traitkit-bench S7).
+  /// The record of `slot`, made on first use; unretained: this object keeps it until the slot is
+  /// removed, and a removal during a run keeps it until the run ends (`retired`).
   @inline(__always)
   func record(for slot: TraitTrackingSlot, owner: TraitNode) -> Unmanaged<_TrackingRecord> {
     if let recent = recentRecord, recent._withUnsafeGuaranteedRef({ $0.slot == slot }) {
