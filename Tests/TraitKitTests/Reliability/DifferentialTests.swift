@@ -822,29 +822,26 @@ struct DifferentialTests {
     let base = RMEnvironment.seed
     let count = RMEnvironment.operations
     let bugs = RMEnvironment.avoidedBugs
-    var failures = 0
-    let first = RMEnvironment.firstSequence
-    for sequence in stride(from: first + slice, to: RMEnvironment.sequences, by: Self.slices) {
+    rmCheckSequences(
+      slice: slice,
+      of: Self.slices,
+      from: RMEnvironment.firstSequence,
+      below: RMEnvironment.sequences
+    ) { sequence in
       let seed = RMRandom.seed(base: base, index: sequence)
       let (operations, divergence) = RMDifferential.generateAndRun(
         seed: seed,
         count: count,
         avoiding: bugs
       )
-      guard let divergence else { continue }
-      Issue.record(
-        Comment(
-          rawValue: RMDifferential.report(
-            seed: seed,
-            sequence: sequence,
-            operations: operations,
-            divergence: divergence,
-            avoiding: bugs
-          )
-        )
+      guard let divergence else { return nil }
+      return RMDifferential.report(
+        seed: seed,
+        sequence: sequence,
+        operations: operations,
+        divergence: divergence,
+        avoiding: bugs
       )
-      failures += 1
-      if failures == 3 { break }
     }
   }
 }

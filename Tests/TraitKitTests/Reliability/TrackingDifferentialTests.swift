@@ -382,22 +382,16 @@ struct TrackingDifferentialTests {
   )
   func randomSequences(slice: Int) {
     let base = RMEnvironment.seed
-    let sequences = RMEnvironment.sequences / 4
-    var failures = 0
-    for sequence in stride(from: slice, to: sequences, by: Self.slices) {
+    rmCheckSequences(slice: slice, of: Self.slices, below: RMEnvironment.sequences / 4) {
+      sequence in
       // NB: a seed of its own, apart from the differential test's sequence of the same number.
       let seed = RMRandom.seed(base: base ^ 0x7ACC, index: sequence)
-      guard let divergence = TDDifferential.run(seed: seed) else { continue }
-      Issue.record(
-        Comment(
-          rawValue: """
-            sequence \(sequence): \(divergence)
-            replay: TRAITKIT_SEED=\(base) swift test --filter TrackingDifferentialTests
-            """
-        )
-      )
-      failures += 1
-      if failures == 3 { break }
+      return TDDifferential.run(seed: seed).map {
+        """
+        sequence \(sequence): \($0)
+        replay: TRAITKIT_SEED=\(base) swift test --filter TrackingDifferentialTests
+        """
+      }
     }
   }
 

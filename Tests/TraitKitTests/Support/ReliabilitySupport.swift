@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TraitKit
 
 // Fixtures of the reliability suites (Reliability/): the traits the differential test drives,
@@ -304,6 +305,29 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   var description: String {
     let avoided = Self.named.filter { contains($0.bug) }.map(\.name)
     return avoided.isEmpty ? "no known bugs" : avoided.joined(separator: ", ")
+  }
+}
+
+// MARK: - Sliced runs
+
+/// Checks the sequences numbered `first + slice`, then every `slices`th one below `count`, with
+/// `check`, which returns a report of a sequence that failed, or nil; records each report as an
+/// issue of the caller's, and stops after `limit` of them.
+func rmCheckSequences(
+  slice: Int,
+  of slices: Int,
+  from first: Int = 0,
+  below count: Int,
+  stoppingAfter limit: Int = 3,
+  sourceLocation: SourceLocation = #_sourceLocation,
+  _ check: (_ sequence: Int) -> String?
+) {
+  var failures = 0
+  for sequence in stride(from: first + slice, to: count, by: slices) {
+    guard let report = check(sequence) else { continue }
+    Issue.record(Comment(rawValue: report), sourceLocation: sourceLocation)
+    failures += 1
+    if failures == limit { break }
   }
 }
 
