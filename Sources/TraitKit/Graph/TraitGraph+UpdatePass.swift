@@ -380,10 +380,10 @@ extension TraitGraph {
   private func _visit(_ reference: Unmanaged<TraitNode>, pending: inout _TraitFilter) {
     _lastPass.nodesVisited += 1
     guard reference._withUnsafeGuaranteedRef({ pending.intersects($0._observedHere) }) else {
-      // NB: a node the walk visits has observers below it that will read its collection: brought
-      // up to date now, in pre-order, each refresh finds its parent current, rather than the
-      // first observer below collecting the stale chain above it (`compare`: revalidation cost
-      // 65 instructions a callback).
+      // NB: the walk visits a node for the observers below it, whose collections are made from
+      // its own: brought up to date now, in pre-order, each refresh finds its parent current,
+      // rather than the first observer below collecting the stale chain above it
+      // (traitkit-bench S2, S3, `compare`: up to 4% fewer instructions in the pass).
       reference._withUnsafeGuaranteedRef { _ = $0._resolvedReference() }
       return
     }
