@@ -1,4 +1,6 @@
 extension TraitNode {
+  // NB: inlinable, around two calls that begin and end the run: a client calls `body` in place,
+  // with no generic entry point and no reabstraction thunk between (traitkit-bench S7).
   /// Runs `body` while recording every trait it reads through a node's ``traitCollection``, so
   /// that a later change of one of those traits runs `invalidation`.
   ///
@@ -44,27 +46,47 @@ extension TraitNode {
   ///   - invalidation: Called with this node when a recorded trait changes.
   ///   - body: The code whose reads to record.
   /// - Returns: What `body` returns.
+  @inlinable
   public final func withTraitTracking<R>(
     slot: TraitTrackingSlot,
     invalidation: @escaping (TraitNode) -> Void,
     _ body: () throws -> R
   ) rethrows -> R {
+    let run = _beginTrackedRun(slot: slot, invalidation: invalidation)
+    defer { _endTrackedRun(run) }
+    return try body()
+  }
+
+  /// Starts a run of `slot`'s tracked closure on this thread: the slot's record, made on first
+  /// use, takes `invalidation` and becomes the thread's innermost.
+  @usableFromInline
+  final func _beginTrackedRun(
+    slot: TraitTrackingSlot,
+    invalidation: @escaping (TraitNode) -> Void
+  ) -> _TrackedRun {
     // NB: nothing is retained: the node keeps its tracking state until it deinitializes, and the
     // state keeps the record for the run even if the body removes the slot.
-    let tracking = _trackingStateReference
-    let record = tracking._withUnsafeGuaranteedRef { $0.record(for: slot, owner: self) }
-    return try record._withUnsafeGuaranteedRef { record in
+    let record = _trackingStateReference._withUnsafeGuaranteedRef {
+      $0.record(for: slot, owner: self)
+    }
+    let enclosing = record._withUnsafeGuaranteedRef { record in
       record.invalidation = invalidation
       record.beginRun()
-      let enclosing = _TrackingRecord.enter(record)
-      defer {
-        _TrackingRecord.leave(restoring: enclosing)
-        record.endRun()
-        if !record.isLive {
-          tracking._withUnsafeGuaranteedRef { $0.runDidEnd(afterRemoving: record) }
-        }
+      return _TrackingRecord.enter(record)
+    }
+    return _TrackedRun(record: record, enclosing: enclosing)
+  }
+
+  /// Ends `run`, which `_beginTrackedRun` started on this node: the enclosing run becomes the
+  /// thread's innermost again.
+  @usableFromInline
+  final func _endTrackedRun(_ run: _TrackedRun) {
+    _TrackingRecord.leave(restoring: run.enclosing)
+    run.record._withUnsafeGuaranteedRef { record in
+      record.endRun()
+      if !record.isLive {
+        _trackingStateReference._withUnsafeGuaranteedRef { $0.runDidEnd(afterRemoving: record) }
       }
-      return try body()
     }
   }
 
@@ -86,5 +108,19 @@ extension TraitNode {
     let tracking = _NodeTracking()
     _tracking = tracking
     return Unmanaged.passUnretained(tracking)
+  }
+}
+
+/// A tracked closure's run under way: its slot's record, and the record its start hid.
+@usableFromInline
+struct _TrackedRun {
+  /// Unretained: the node's tracking state keeps it for the run (see `_beginTrackedRun`).
+  @usableFromInline let record: Unmanaged<_TrackingRecord>
+  @usableFromInline let enclosing: UnsafeMutableRawPointer?
+
+  @usableFromInline
+  init(record: Unmanaged<_TrackingRecord>, enclosing: UnsafeMutableRawPointer?) {
+    self.record = record
+    self.enclosing = enclosing
   }
 }
