@@ -13,7 +13,7 @@ extension TraitCollection {
   /// collection, unless the pass itself runs inside ``performAsCurrent(_:)``). Capture the
   /// collection the callback receives, or wrap the task's work in ``performAsCurrent(_:)``.
   public static var current: TraitCollection {
-    if let cell = _CurrentCell.active, let storage = cell.storage {
+    if let cell = _CurrentCell.active, !cell.isHidden, let storage = cell.storage {
       return TraitCollection(_storage: storage.takeUnretainedValue())
     }
     return _taskCurrent
@@ -24,12 +24,14 @@ extension TraitCollection {
   /// - Parameter body: The code to run.
   /// - Returns: What `body` returns.
   public func performAsCurrent<R>(_ body: () throws -> R) rethrows -> R {
-    // NB: hides the collection a running pass publishes, not the pass itself: the engine finds
-    // the pass running on this thread through the cell, to keep what it walks alive.
+    // NB: hides the collection a running pass publishes, and nothing else: the pass goes on
+    // recording the collection it visits in the cell, which a change of values in the body
+    // keeps alive through it (`TraitGraph._valuesDidChange()`); and the cell shows that
+    // collection again afterwards, not one the body may have freed.
     let cell = _CurrentCell.active
-    let published = cell?.storage
-    cell?.storage = nil
-    defer { cell?.storage = published }
+    let wasHidden = cell?.isHidden ?? false
+    cell?.isHidden = true
+    defer { cell?.isHidden = wasHidden }
     return try TraitCollection.$_taskCurrent.withValue(self, operation: body)
   }
 
@@ -45,7 +47,13 @@ extension TraitCollection {
 /// ``TraitCollection/performAsCurrent(_:)`` hides the cell's collection for its duration so that
 /// the task-local value it sets wins.
 final class _CurrentCell {
+  /// The collection of the node the pass visits, unretained, or nil between nodes.
+  ///
+  /// Recorded even while hidden: the graph keeps it alive when a value changes during the visit.
   @exclusivity(unchecked) var storage: Unmanaged<_Storage>?
+  /// Whether ``TraitCollection/performAsCurrent(_:)`` hides `storage` from
+  /// ``TraitCollection/current``.
+  @exclusivity(unchecked) var isHidden = false
   /// The graph whose pass installed this cell (unretained: the graph owns the cell).
   @exclusivity(unchecked) var graph: Unmanaged<TraitGraph>?
 

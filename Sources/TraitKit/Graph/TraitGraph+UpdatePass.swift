@@ -84,7 +84,46 @@ extension TraitGraph {
       }
       child = parent
     }
-    _isDirty = !root._pending.isEmpty || root._hasPendingBelow
+    // NB: not only the start's ancestors now: a handler may have moved or detached the start or
+    // one of them, whose former ancestors still claim the work.
+    _isDirty = _hasPendingWork()
+  }
+
+  /// Whether a change in the tree still waits for a pass.
+  ///
+  /// Follows `_hasPendingBelow` down from the root, clearing it on each node below which nothing
+  /// turns out to wait: a subtree pass leaves it set on the nodes that were above its start,
+  /// and so does a node that leaves its parent while a change waits in its subtree. Stops at
+  /// the first node with a pending change, so it costs the nodes flagged for nothing, the path
+  /// to that node, and their children.
+  func _hasPendingWork() -> Bool {
+    if !root._pending.isEmpty { return true }
+    guard root._hasPendingBelow else { return false }
+    // NB: the pass's stack, idle between passes; the frames' other fields go unused.
+    _walkStack.removeAll()
+    defer { _walkStack.removeAll() }
+    func frame(_ node: Unmanaged<TraitNode>) -> _WalkFrame {
+      _WalkFrame(node: node, pending: .none, next: 0, version: 0, observed: .none)
+    }
+    _walkStack.push(frame(Unmanaged.passUnretained(root)))
+    while let top = _walkStack.topIndex {
+      let node = _walkStack[top].node
+      let position = _walkStack[top].next
+      guard position < node._withUnsafeGuaranteedRef({ $0._children.count }) else {
+        node._withUnsafeGuaranteedRef { $0._hasPendingBelow = false }
+        _walkStack.pop()
+        continue
+      }
+      _walkStack[top].next = position + 1
+      let child = node._withUnsafeGuaranteedRef { $0._children[position] }
+      let (isPending, hasPendingBelow) = child._withUnsafeGuaranteedRef {
+        (!$0._pending.isEmpty, $0._hasPendingBelow)
+      }
+      // The nodes on the stack keep their flags: the change waits below each of them.
+      if isPending { return true }
+      if hasPendingBelow { _walkStack.push(frame(child)) }
+    }
+    return false
   }
 
   /// Widens the running walk after a handler marked `node` pending with `filter`.

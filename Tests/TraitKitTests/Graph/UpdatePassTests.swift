@@ -735,6 +735,51 @@ struct UpdatePassTests {
     #expect(requests == 2)
   }
 
+  @Test(
+    "a subtree pass whose handler moves or detaches its start leaves the graph clean",
+    arguments: [GTSubtreeStartFate.detached, .movedInGraph, .movedToOtherGraph, .parentDetached]
+  )
+  func subtreePassCleansAfterItsStartLeaves(fate: GTSubtreeStartFate) {
+    let graph = TraitGraph()
+    let other = TraitGraph()
+    let grandparent = GTNode("grandparent")
+    let parent = GTNode("parent")
+    let start = GTNode("start")
+    let elsewhere = GTNode("elsewhere")
+    graph.root.gtAdd(grandparent, elsewhere)
+    grandparent.gtAdd(parent)
+    parent.gtAdd(start)
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+    var calls = 0
+    start.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      [unowned elsewhere, unowned parent] (start: GTNode, _: TraitCollection) in
+      calls += 1
+      switch fate {
+      case .detached: start.removeFromTraitParent()
+      case .movedInGraph: elsewhere.addTraitChild(start)
+      case .movedToOtherGraph: other.root.addTraitChild(start)
+      case .parentDetached: parent.removeFromTraitParent()
+      }
+    }
+    elsewhere.registerForTraitChanges([TraitVerticalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+      calls += 1
+    }
+
+    start.traitOverrides.horizontalSizeClass = .compact
+    #expect(requests == 1)
+    start.updateTraitsIfNeeded()
+    #expect(calls == 1)
+
+    // Nothing waits: the graph is clean, so the next change asks for a pass again.
+    elsewhere.traitOverrides.verticalSizeClass = .compact
+    #expect(requests == 2)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == 2)
+    #expect(graph.statistics.lastPass.rounds == 1)
+  }
+
   @Test("a subtree pass below a changed ancestor delivers the ancestor's change")
   func subtreePassSeesAncestorChanges() {
     let graph = TraitGraph()
@@ -1084,5 +1129,22 @@ struct UpdatePassTests {
 
     #expect(log.entries.contains("J regular@1"))
     #expect(!log.entries.contains("J regular@2"))
+  }
+}
+
+/// What a handler of a subtree pass's start does to the start.
+enum GTSubtreeStartFate: Sendable, CustomTestStringConvertible {
+  case detached
+  case movedInGraph
+  case movedToOtherGraph
+  case parentDetached
+
+  var testDescription: String {
+    switch self {
+    case .detached: "the start detached"
+    case .movedInGraph: "the start moved within its graph"
+    case .movedToOtherGraph: "the start moved to another graph"
+    case .parentDetached: "the start's parent detached"
+    }
   }
 }

@@ -85,10 +85,17 @@ struct VisitLifetimeTests {
     #expect(log.entries == Self.eachHearsBothChanges)
   }
 
-  @Test("a root handler that replaces the base traits leaves the root's old collection alive")
-  func handlerReplacesBaseTraits() {
+  // NB: `performAsCurrent` hides the collection the pass publishes as `current`; the pass must
+  // keep it alive all the same, and `current` must show it again afterwards, not memory the body
+  // freed.
+  @Test(
+    "a root handler that replaces the base traits, in performAsCurrent or not, leaves it alive",
+    arguments: [false, true]
+  )
+  func handlerReplacesBaseTraits(insidePerformAsCurrent: Bool) {
     let log = GTLog()
     var armed = true
+    var currentThemes: [Int] = []
     let graph = TraitGraph(baseTraits: TraitCollection(GTThemeTrait.self, value: 1))
     for index in 0..<Self.runLength {
       graph.root.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
@@ -96,8 +103,13 @@ struct VisitLifetimeTests {
         log.append(DeliveryRunTests.sizeClassEntry("r\(index)", node, previous))
         guard index == 0, armed else { return }
         armed = false
+        currentThemes.append(TraitCollection.current[GTThemeTrait.self])
         // The root has no overrides: its collection is the base traits', which this replaces.
-        replaceCollection(of: node) { graph.baseTraits = $0.replacing(GTThemeTrait.self, value: 2) }
+        replaceCollection(of: node) { collection in
+          let replace = { graph.baseTraits = collection.replacing(GTThemeTrait.self, value: 2) }
+          insidePerformAsCurrent ? TraitCollection().performAsCurrent(replace) : replace()
+        }
+        currentThemes.append(TraitCollection.current[GTThemeTrait.self])
       }
     }
 
@@ -108,6 +120,8 @@ struct VisitLifetimeTests {
 
     #expect(log.entries == Self.eachHearsBothChanges)
     #expect(graph.root.traitCollection[GTThemeTrait.self] == 2)
+    // The handler's call goes on with the collection it was called with.
+    #expect(currentThemes == [1, 1])
   }
 
   @Test("an invalidation that replaces its node's collection leaves the next slot its baseline")
