@@ -98,7 +98,7 @@ public final class TraitGraph {
   /// Whether a pass is running; a nested pass is a no-op.
   @exclusivity(unchecked) var _isUpdating = false
   /// The process-wide number of the running or last pass, so that a tracked slot is
-  /// invalidated at most once per pass whichever graph runs it.
+  /// invalidated at most once per pass between its runs, whichever graph runs it.
   @exclusivity(unchecked) var _passNumber: UInt64 = 0
   @exclusivity(unchecked) var _liveNodes = 0
   @exclusivity(unchecked) var _liveRegistrations = 0

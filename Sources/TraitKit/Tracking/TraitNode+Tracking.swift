@@ -9,10 +9,11 @@ extension TraitNode {
   /// last run. Reads made through a collection obtained inside `body` count too, and so do reads
   /// of other nodes of the same tree: a change of a recorded trait on the node it was read from
   /// runs `invalidation` during the next update pass, before that node's registrations, at most
-  /// once per pass. Nested tracked closures record into the innermost slot only; a slot run again
-  /// from inside its own run continues that run. Reads outside any tracked closure record nothing;
-  /// while no tracked closure runs anywhere in the process, a read checks for one with a single
-  /// relaxed atomic load.
+  /// once per pass — once more if the slot runs again during that pass and a trait it reads
+  /// then changes later in it. Nested tracked closures record into the innermost slot only; a
+  /// slot run again from inside its own run continues that run. Reads outside any tracked
+  /// closure record nothing; while no tracked closure runs anywhere in the process, a read checks
+  /// for one with a single relaxed atomic load.
   ///
   /// A host wraps the methods it tracks; a view's layout looks like this:
   ///
@@ -83,6 +84,7 @@ extension TraitNode {
   final func _endTrackedRun(_ run: _TrackedRun) {
     _TrackingRecord.leave(restoring: run.enclosing)
     run.record._withUnsafeGuaranteedRef { record in
+      if record.runs > 1 { record.leaveReentry(hiding: run.enclosing) }
       record.endRun()
       if !record.isLive {
         _trackingStateReference._withUnsafeGuaranteedRef { $0.runDidEnd(afterRemoving: record) }

@@ -135,10 +135,17 @@ final class _TrackingRecord {
   /// How many runs of this record are under way (more than one when a run nests another).
   @exclusivity(unchecked) var runs = 0
   @exclusivity(unchecked) var isLive = true
+  /// The pass that last ran the invalidation, until the slot runs again: a slot invalidated in
+  /// a pass is not invalidated again in that pass unless it ran since.
   @exclusivity(unchecked) var invalidatedInPass: UInt64 = 0
-  /// The record this one's run is nested in on its thread (an `Unmanaged` address), during a
-  /// run.
+  /// The record this one's innermost run is nested in on its thread (an `Unmanaged` address),
+  /// during a run; see `enter` for a run nested in runs of other records inside this one's.
   @exclusivity(unchecked) var enclosing: UnsafeMutableRawPointer?
+  /// For each run of this record under way that began inside runs of other records, themselves
+  /// inside an earlier run of this record: the record whose link that run's start redirected,
+  /// and this record's link before it (see `enter`).
+  @exclusivity(unchecked) var reentries:
+    ContiguousArray<(redirected: Unmanaged<_TrackingRecord>, link: UnsafeMutableRawPointer?)> = []
 
   init(owner: TraitNode, slot: TraitTrackingSlot) {
     self.owner = owner
@@ -151,6 +158,9 @@ final class _TrackingRecord {
     if runs == 0 {
       run &+= 1
       touchedDependencies = 0
+      // NB: the reads of this run are new: a change of one of them later in the pass that
+      // invalidated the slot must invalidate it again.
+      invalidatedInPass = 0
     }
     runs += 1
     isRecording = true
@@ -323,14 +333,58 @@ final class _TrackingRecord {
 
   /// Makes `record`, whose run has begun, the innermost active record of this thread; returns the
   /// one it hides.
+  ///
+  /// The records under way on a thread form a chain through their `enclosing` links, from the
+  /// innermost out, that `recordRead` walks; each record is on it once, however many of its runs
+  /// are under way, since each would answer alike.
   static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
     recordingScopes.wrappingAdd(1, ordering: .relaxed)
     let enclosing = _ThreadLocals.activeRecord
-    // NB: a nested run of the same record keeps the outer run's link: linking the record to
-    // itself would make `recordRead` walk in circles.
-    if record.runs == 1 { record.enclosing = enclosing }
+    if record.runs == 1 {
+      record.enclosing = enclosing
+    } else if enclosing != Unmanaged.passUnretained(record).toOpaque() {
+      record.reenter(inside: enclosing)
+    }
+    // NB: a run nested directly in a run of the same record keeps the outer run's link: linking
+    // the record to itself would make `recordRead` walk in circles.
     _ThreadLocals.activeRecord = Unmanaged.passUnretained(record).toOpaque()
     return enclosing
+  }
+
+  /// Links this record to `enclosing`, the innermost of the runs between its new run and an
+  /// earlier one.
+  ///
+  /// It also takes the record off the chain further out: the record that links to it there
+  /// links to this record's earlier link instead. A walk from here then meets the runs between,
+  /// and then those outside this record's earlier run, each record once.
+  @inline(never)
+  private func reenter(inside enclosing: UnsafeMutableRawPointer?) {
+    let this = Unmanaged.passUnretained(self).toOpaque()
+    var candidate = enclosing
+    while let address = candidate {
+      let outer = Unmanaged<_TrackingRecord>.fromOpaque(address)
+      let link = outer._withUnsafeGuaranteedRef { $0.enclosing }
+      if link == this {
+        outer._withUnsafeGuaranteedRef { $0.enclosing = self.enclosing }
+        reentries.append((outer, self.enclosing))
+        self.enclosing = enclosing
+        return
+      }
+      candidate = link
+    }
+    preconditionFailure(
+      "Invariant: a record re-entered inside other records is linked to from the chain"
+    )
+  }
+
+  /// Undoes what `reenter(inside:)` did for the run that ends, whose start hid `enclosing`.
+  ///
+  /// - Precondition: Another run of this record is under way.
+  func leaveReentry(hiding enclosing: UnsafeMutableRawPointer?) {
+    guard enclosing != Unmanaged.passUnretained(self).toOpaque() else { return }
+    let (redirected, link) = reentries.removeLast()
+    redirected._withUnsafeGuaranteedRef { $0.enclosing = Unmanaged.passUnretained(self).toOpaque() }
+    self.enclosing = link
   }
 
   /// Restores the record that `enter` hid.

@@ -469,6 +469,55 @@ struct TraitTrackingTests {
     #expect(seen == [.unspecified, .compact, .regular])
   }
 
+  @Test("a slot that runs again during the pass is invalidated again by a later change in it")
+  func rerunDuringPassIsInvalidatedAgain() {
+    let tree = TTTree()
+    let view = tree.a
+    view.body = { view in
+      _ = view.traitCollection.horizontalSizeClass
+      _ = view.traitCollection.verticalSizeClass
+    }
+    view.layout()
+    // A handler lays out at once, as a host's `layoutIfNeeded()` does, then changes a trait that
+    // the new layout read: the next round must invalidate it again.
+    view.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (view: TTView, _: TraitCollection) in
+      view.layoutIfNeeded()
+      view.traitOverrides.verticalSizeClass = .compact
+    }
+
+    view.traitOverrides.horizontalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 2)
+    #expect(view.invalidated == [.layout, .layout])
+    #expect(view.needsLayout)
+    #expect(view.layoutCount == 2)
+  }
+
+  @Test("a slot that its invalidation re-runs hears of a change a later round of the pass makes")
+  func rerunByInvalidationHearsLaterRound() {
+    let tree = TTTree()
+    let view = tree.a
+    var seen: [[UserInterfaceSizeClass]] = []
+    func layout(_ node: TraitNode) {
+      node.withTraitTracking(slot: .layout, invalidation: layout) {
+        seen.append([
+          node.traitCollection.horizontalSizeClass, node.traitCollection.verticalSizeClass,
+        ])
+      }
+    }
+    layout(view)
+    view.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (view: TTView, _: TraitCollection) in
+      view.traitOverrides.verticalSizeClass = .compact
+    }
+
+    view.traitOverrides.horizontalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 2)
+    #expect(
+      seen == [[.unspecified, .unspecified], [.compact, .unspecified], [.compact, .compact]]
+    )
+  }
+
   @Test("a slot re-run by its own invalidation during the pass keeps the reads that run adds")
   func rerunDuringPassKeepsNewReads() {
     let tree = TTTree()
@@ -735,6 +784,57 @@ struct TraitTrackingTests {
     view.traitOverrides.horizontalSizeClass = .compact
     #expect(tree.invalidationsOfNextPass() == 1)
     #expect(view.invalidated == [.layout])
+  }
+
+  @Test("a slot re-entered inside another slot's run leaves that run its collections' reads")
+  func reenteredSlotKeepsIntermediateRun() {
+    let tree = TTTree()
+    let (a, b) = (tree.a, tree.b)
+    a.track(.layout) {
+      b.track(.display) {
+        let fromB = b.traitCollection
+        a.track(.layout) { _ = fromB.userInterfaceStyle }
+      }
+    }
+
+    b.traitOverrides.userInterfaceStyle = .dark
+    #expect(tree.invalidationsOfNextPass() == 1)
+    #expect(a.invalidated.isEmpty)
+    #expect(b.invalidated == [.display])
+  }
+
+  @Test("slots re-entered in turn inside each other's runs record into the run each read is for")
+  func slotsReenteredInTurn() {
+    let tree = TTTree()
+    let (a, b) = (tree.a, tree.b)
+    let c = TTView()
+    tree.graph.root.addTraitChild(c)
+    // c { a { b { a { b { … } } } } }: a and b each run twice, interleaved, inside c's run.
+    c.track(.layout) {
+      let fromC = c.traitCollection
+      a.track(.layout) {
+        b.track(.display) {
+          let fromB = b.traitCollection
+          a.track(.layout) {
+            _ = fromB.userInterfaceStyle
+            b.track(.display) { _ = fromC.horizontalSizeClass }
+          }
+        }
+        // Back in a's first run: the links the inner runs changed are as they were.
+        _ = fromC.accessibilityContrast
+      }
+    }
+
+    b.traitOverrides.userInterfaceStyle = .dark
+    #expect(tree.invalidationsOfNextPass() == 1)
+    #expect(b.invalidated == [.display])
+    c.traitOverrides.horizontalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 1)
+    #expect(c.invalidated == [.layout])
+    c.traitOverrides.accessibilityContrast = .high
+    #expect(tree.invalidationsOfNextPass() == 1)
+    #expect(c.invalidated == [.layout, .layout])
+    #expect(a.invalidated.isEmpty)
   }
 
   @Test("nested scopes on two nodes record into the innermost slot only")
