@@ -71,7 +71,7 @@ struct _TraitMutations: MutableTraits {
   /// Drops the entry that decoding kept as unknown under the identifier of the trait with dense
   /// index `index`, if any: any write under that identifier replaces it, even a write of the
   /// value the collection already reads (the default).
-  private static func forgetUnknown(at index: Int, in storage: inout _Storage) {
+  static func forgetUnknown(at index: Int, in storage: inout _Storage) {
     let identifier = _TraitRegistry.info(at: index).identifier
     guard storage.unknown?.entries[identifier] != nil else { return }
     _Storage.makeUnique(&storage, count: 0)

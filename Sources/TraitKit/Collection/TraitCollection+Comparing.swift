@@ -16,9 +16,11 @@ extension TraitCollection {
       let source = collection._storage
       for index in 0..<source.count {
         let info = _TraitRegistry.info(at: index)
-        guard source.isPresent(at: index, info: info),
-          !storage.hasIdenticalSlot(at: index, as: source)
-        else { continue }
+        guard source.isPresent(at: index, info: info) else { continue }
+        // A value set under an identifier replaces the entry decoding kept under it, as a write
+        // does.
+        if storage.hasUnknown { _TraitMutations.forgetUnknown(at: index, in: &storage) }
+        guard !storage.hasIdenticalSlot(at: index, as: source) else { continue }
         _Storage.makeUnique(&storage, count: index + 1)
         storage.copySlot(at: index, from: source)
       }

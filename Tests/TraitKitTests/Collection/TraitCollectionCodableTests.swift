@@ -20,6 +20,17 @@ private struct VTDefaultAfterDecodingTrait: TraitDefinition {
   static let identifier = "com.traitkit.tests.vt.default-after-decoding"
 }
 
+/// A value that is `Equatable` but not `Codable`.
+private struct VTPlainValue: Equatable, Sendable {
+  let number: Int
+}
+
+/// A trait whose values are not `Codable`: decoding keeps an entry under its identifier.
+private struct VTPlainValueTrait: TraitDefinition {
+  static let defaultValue = VTPlainValue(number: 0)
+  static let identifier = "com.traitkit.tests.vt.plain-value"
+}
+
 /// Any JSON value, parsed independently of TraitKit, for comparing documents.
 private indirect enum VTJSON: Equatable, Decodable {
   case null
@@ -396,6 +407,22 @@ struct TraitCollectionCodableTests {
     let decoded = try Self.decode(json)
     #expect(decoded[VTHandlerTrait.self]() == 0)
     #expect(try Self.parse(Self.encode(decoded)) == Self.parse(Data(json.utf8)))
+  }
+
+  @Test("a value merged in wins over the entry decoding kept under its identifier, as a write does")
+  func mergedValueReplacesKeptEntry() throws {
+    let value = VTPlainValue(number: 2)
+    let setting = TraitCollection(VTPlainValueTrait.self, value: value)
+    let json = #"{"com.traitkit.tests.vt.plain-value":{"number":5}}"#
+    let decoded = try Self.decode(json)
+    #expect(try Self.parse(Self.encode(decoded)) == Self.parse(Data(json.utf8)))
+
+    let merged = TraitCollection(traitsFrom: [decoded, setting])
+    let written = decoded.replacing(VTPlainValueTrait.self, value: value)
+
+    #expect(merged[VTPlainValueTrait.self] == value)
+    #expect(merged == written)
+    #expect(try Self.parse(Self.encode(merged)) == Self.parse(Data("{}".utf8)))
   }
 
   // MARK: - Malformed input
