@@ -58,10 +58,13 @@ public protocol TraitDefinition: SendableMetatype {
 
 extension TraitDefinition {
   /// The name of the definition type.
-  public static var name: String { _typeName(Self.self, qualified: false) }
+  public static var name: String { _stableTypeName(Self.self, qualified: false) }
 
-  /// The module-qualified name of the definition type.
-  public static var identifier: String { _typeName(Self.self, qualified: true) }
+  /// The module-qualified name of the definition type, the same in every process.
+  ///
+  /// A private or local type is named as if it were declared in its module or type directly:
+  /// give two such types of one name in one module identifiers of their own.
+  public static var identifier: String { _stableTypeName(Self.self, qualified: true) }
 
   /// `false`: most traits do not affect color appearance.
   public static var affectsColorAppearance: Bool { false }

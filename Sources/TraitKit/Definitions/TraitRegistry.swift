@@ -197,7 +197,8 @@ private struct _RegistryState: ~Copyable {
       _apiMisuse(
         "Two trait types have the identifier '\(info.identifier)': "
           + "\(String(reflecting: infos[existing].type)) and \(String(reflecting: info.type)); "
-          + "each trait needs its own identifier"
+          + "each trait needs its own identifier: give one of them an explicit `identifier`, "
+          + "such as a reverse-DNS string"
       )
     }
     infos.append(info)

@@ -157,7 +157,7 @@ struct TraitDefinitionTests {
     #expect(VTFlagTrait.name == "VTFlagTrait")
     #expect(VTCountTrait.name == "VTCountTrait")
     #expect(VTGenericTrait<Int>.name == "VTGenericTrait<Int>")
-    #expect(VTPhantomTrait<[Int]>.name == String(describing: VTPhantomTrait<[Int]>.self))
+    #expect(VTPhantomTrait<[Int]>.name == "VTPhantomTrait<Array<Int>>")
   }
 
   @Test("identifier defaults to the module-qualified name of the definition type")
@@ -166,8 +166,35 @@ struct TraitDefinitionTests {
     #expect(VTCountTrait.identifier == "TraitKitTests.VTCountTrait")
     #expect(VTGenericTrait<Int>.identifier == "TraitKitTests.VTGenericTrait<Swift.Int>")
     #expect(
-      VTPhantomTrait<[Int]>.identifier == String(reflecting: VTPhantomTrait<[Int]>.self)
+      VTPhantomTrait<[Int]>.identifier == "TraitKitTests.VTPhantomTrait<Swift.Array<Swift.Int>>"
     )
+  }
+
+  // NB: an identifier is written to archives, so it must be the same in every process and
+  // build. The runtime names the context of a private or local type by its address, "(unknown
+  // context at $55aa9e9daab4)", which changes from one launch to the next, or in some builds by
+  // its file's discriminator, "(VTPhantomTrait in _AA30E541…)".
+  @Test("a private or local type's default identifier names no address or file discriminator")
+  func privateAndLocalIdentifiersAreStable() {
+    struct VTLocalTrait: TraitDefinition {
+      static let defaultValue = 0
+    }
+    // Declared in a method of this suite: named as if declared in the suite.
+    #expect(VTLocalTrait.identifier == "TraitKitTests.TraitDefinitionTests.VTLocalTrait")
+    #expect(VTLocalTrait.name == "VTLocalTrait")
+    #expect(
+      VTPhantomTrait<VTPhantomTrait<Int>>.identifier
+        == "TraitKitTests.VTPhantomTrait<TraitKitTests.VTPhantomTrait<Swift.Int>>"
+    )
+    // A tuple's and a function type's parentheses stay.
+    #expect(
+      VTPhantomTrait<(Int, String)>.identifier
+        == "TraitKitTests.VTPhantomTrait<(Swift.Int, Swift.String)>"
+    )
+    #expect(
+      VTPhantomTrait<(Int) -> Void>.identifier == "TraitKitTests.VTPhantomTrait<(Swift.Int) -> ()>"
+    )
+    #expect(VTPhantomTrait<(Int) -> Void>.name == "VTPhantomTrait<(Int) -> ()>")
   }
 
   @Test("affectsColorAppearance defaults to false")
@@ -357,6 +384,25 @@ struct TraitDefinitionTests {
     #expect(message.contains("com.traitkit.tests.vt.duplicate"))
     #expect(message.contains("VTDuplicateIdentifierTraitA"))
     #expect(message.contains("VTDuplicateIdentifierTraitB"))
+  }
+
+  @Test("two local trait types of one name share a default identifier, so using both traps")
+  func sameNamedLocalTypesTrap() async throws {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      func first() -> TraitCollection {
+        struct VTSameNameTrait: TraitDefinition { static let defaultValue = 0 }
+        return TraitCollection(VTSameNameTrait.self, value: 1)
+      }
+      func second() -> TraitCollection {
+        struct VTSameNameTrait: TraitDefinition { static let defaultValue = 0 }
+        return TraitCollection(VTSameNameTrait.self, value: 2)
+      }
+      _ = first()
+      _ = second()
+    }
+    let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+    #expect(message.contains(".VTSameNameTrait'"))
+    #expect(message.contains("give one of them an explicit `identifier`"))
   }
 
   @Test("a custom trait that claims a system trait's identifier traps")

@@ -753,7 +753,7 @@ struct UpdatePassTests {
     graph.onNeedsUpdate = { requests += 1 }
     var calls = 0
     start.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-      [unowned elsewhere, unowned parent] (start: GTNode, _: TraitCollection) in
+      [unowned elsewhere, unowned parent, unowned other] (start: GTNode, _: TraitCollection) in
       calls += 1
       switch fate {
       case .detached: start.removeFromTraitParent()
