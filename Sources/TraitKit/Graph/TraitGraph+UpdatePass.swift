@@ -196,17 +196,19 @@ extension TraitGraph {
       _adaptSpareLimit()
       let released = _recycleCandidatesAfterPass(enclosing: enclosingGraph)
       _isUpdating = false
+      // NB: the graveyard taken out and emptied before its nodes go: their deinitializers may run
+      // a pass of this graph, whose end must not let them go again.
+      var buried: [TraitNode] = []
       if !_graveyard.isEmpty {
+        swap(&buried, &_graveyard)
         // NB: the enclosing pass may still be walking these nodes.
-        enclosingGraph?._withUnsafeGuaranteedRef {
-          $0._graveyard.append(contentsOf: _graveyard)
-        }
-        _graveyard.removeAll()
+        enclosingGraph?._withUnsafeGuaranteedRef { $0._graveyard.append(contentsOf: buried) }
       }
       _checkInvariants()
-      // NB: last, with the pass over: the values' deinitializers may change the tree or run a
-      // pass of this graph.
+      // NB: last, with the pass over: the values' and the buried nodes' deinitializers may
+      // change the tree or run a pass of this graph.
       if let released { withExtendedLifetime(released) {} }
+      withExtendedLifetime(buried) {}
     }
     while true {
       _lastPass.rounds += 1

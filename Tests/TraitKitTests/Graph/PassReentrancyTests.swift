@@ -61,6 +61,43 @@ struct PassReentrancyTests {
     #expect(weakCaptured == nil)
   }
 
+  @Test(
+    "a node detached during a pass goes once, though its deinitializer runs a pass of the graph",
+    arguments: [false, true]
+  )
+  func buriedNodeRunsPassAsItGoes(subtreePass: Bool) {
+    let graph = TraitGraph()
+    let parent = GTNode("parent")
+    let other = GTNode("other")
+    graph.root.addTraitChild(parent)
+    graph.root.addTraitChild(other)
+    var otherCalls = 0
+    other.registerForTraitChanges([STheme.self]) { (_: GTNode, _: TraitCollection) in
+      otherCalls += 1
+    }
+    var deinits = 0
+    var doomed: SDyingNode? = SDyingNode()
+    parent.addTraitChild(doomed.unsafelyUnwrapped)
+    // The pass keeps the node it detaches until it ends; then the node goes, and its
+    // deinitializer changes another node and runs a pass.
+    doomed.unsafelyUnwrapped.onDeinit = { [unowned graph, unowned other] in
+      deinits += 1
+      other.traitOverrides[STheme.self] = deinits
+      if subtreePass { other.updateTraitsIfNeeded() } else { graph.updateTraitsIfNeeded() }
+    }
+    parent.registerForTraitChanges([STheme.self]) { (_: GTNode, _: TraitCollection) in
+      doomed?.removeFromTraitParent()
+      doomed = nil
+    }
+
+    parent.traitOverrides[STheme.self] = 1
+    graph.updateTraitsIfNeeded()
+
+    #expect(deinits == 1)
+    #expect(otherCalls == 1)
+    #expect(other.traitCollection[STheme.self] == 1)
+  }
+
   @Test("onNeedsUpdate may let go of the graph it reports")
   func onNeedsUpdateDropsTheGraph() {
     let holder = SGraphHolder()
