@@ -3,11 +3,16 @@ extension TraitCollection: CustomStringConvertible {
   ///
   /// For example `TraitCollection(UserInterfaceIdiom = phone; HorizontalSizeClass = regular)`.
   public var description: String {
-    let entries = _storage.presentIndices().map { index in
-      let info = _TraitRegistry.info(at: index)
-      return "\(info.name) = \(info.describeSlot(_storage.slot(at: index, info: info)))"
-    }
+    let entries = _storage.presentIndices().map(_storage.entryDescription(at:))
     let unknown = _storage.unknown.map { ["\($0.entries.count) unknown encoded trait(s)"] }
     return "TraitCollection(\((entries + (unknown ?? [])).joined(separator: "; ")))"
+  }
+}
+
+extension _Storage {
+  /// The trait with dense index `index` and its value in this storage, as `Name = value`.
+  func entryDescription(at index: Int) -> String {
+    let info = _TraitRegistry.info(at: index)
+    return "\(info.name) = \(info.describeSlot(slot(at: index, info: info)))"
   }
 }

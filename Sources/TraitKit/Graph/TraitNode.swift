@@ -454,7 +454,12 @@ open class TraitNode: TraitEnvironment {
   /// Effective values are in ``traitCollection`` at once; registrations hear of the change in the
   /// next update pass. Writing the value an override already has does nothing.
   public final var traitOverrides: TraitOverrides {
-    get { _overrides?.pointee ?? TraitOverrides() }
+    get {
+      guard let overrides = _overrides else { return TraitOverrides() }
+      var value = overrides.pointee
+      value._owner = nil
+      return value
+    }
     set {
       // NB: no storage for overrides that stay empty: copying an empty value onto many nodes
       // must not cost each of them (traitkit-bench S10).
@@ -462,6 +467,7 @@ open class TraitNode: TraitEnvironment {
       var newValue = newValue
       newValue._changed = .none
       let overrides = _overrides ?? _makeOverrides()
+      newValue._owner = UnsafeRawPointer(overrides)
       let changed = overrides.pointee.differences(from: newValue)
       overrides.pointee = newValue
       if !changed.isEmpty { _overridesDidChange(changed) }
@@ -474,7 +480,13 @@ open class TraitNode: TraitEnvironment {
       // node that memory: giving it back would cost every write a test (traitkit-bench S4).
       let overrides = _overrides ?? _makeOverrides()
       yield &overrides.pointee
-      if !overrides.pointee._changed.isEmpty { _overridesDidChangeAfterModify(overrides) }
+      // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned
+      // to — left another owner, and no record of what changed.
+      if overrides.pointee._owner != UnsafeRawPointer(overrides) {
+        _overridesDidChangeWhole(overrides)
+      } else if !overrides.pointee._changed.isEmpty {
+        _overridesDidChangeAfterModify(overrides)
+      }
     }
   }
 
@@ -482,9 +494,51 @@ open class TraitNode: TraitEnvironment {
   @usableFromInline
   final func _makeOverrides() -> UnsafeMutablePointer<TraitOverrides> {
     let overrides = UnsafeMutablePointer<TraitOverrides>.allocate(capacity: 1)
-    overrides.initialize(to: TraitOverrides())
+    var empty = TraitOverrides()
+    empty._owner = UnsafeRawPointer(overrides)
+    overrides.initialize(to: empty)
     _overrides = overrides
     return overrides
+  }
+
+  /// Takes the overrides that an in-place access replaced whole, which left no record of the
+  /// traits it changed.
+  @usableFromInline
+  final func _overridesDidChangeWhole(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
+    overrides.pointee._owner = UnsafeRawPointer(overrides)
+    overrides.pointee._changed = .none
+    _overridesDidChange(_changesOfWholeOverrides(overrides.pointee))
+  }
+
+  /// The traits whose values at this node `new`, which replaced its overrides whole, may change.
+  ///
+  /// While the node's collection and its parent's are current and the old overrides are applied
+  /// in it, exactly the traits whose values differ, as for any other write; otherwise every
+  /// trait that either overrides may set.
+  private final func _changesOfWholeOverrides(_ new: TraitOverrides) -> _TraitFilter {
+    // NB: the node's shield is still the old overrides': their exact traits, to which the
+    // overflow bit adds every other one they may have set.
+    let conservative =
+      _shield | new._specified.filter | _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
+    guard _resolvedIsCurrent, !_overridesChanged else { return conservative }
+    let inherited: Unmanaged<_Storage>
+    if let parent = _parentRef {
+      guard parent._withUnsafeGuaranteedRef({ $0._resolvedIsCurrent }) else { return conservative }
+      inherited = parent._withUnsafeGuaranteedRef { $0._resolvedRef }
+    } else {
+      inherited = _baseCell.storage
+    }
+    let old = _resolvedRef
+    var changed = _TraitFilter.none
+    old._withUnsafeGuaranteedRef { old in
+      inherited._withUnsafeGuaranteedRef { inherited in
+        for index in 0..<Swift.max(old.count, inherited.count, new._storage.count) {
+          let source = new._specified.contains(index) ? new._storage : inherited
+          if !old.slotEqual(at: index, to: source) { changed |= _TraitFilter(index: index) }
+        }
+      }
+    }
+    return changed
   }
 
   /// Consumes the change record that an in-place mutation of the overrides left.

@@ -22,6 +22,11 @@ public struct TraitOverrides: MutableTraits {
   @usableFromInline var _specified = _TraitIndexSet()
   /// The traits whose override changed since the owning node last looked.
   @usableFromInline var _changed = _TraitFilter.none
+  /// The memory of the node that holds this value, or nil in a value no node holds.
+  ///
+  /// A node that finds another owner after an in-place access knows that the access replaced
+  /// its overrides whole rather than trait by trait.
+  @usableFromInline var _owner: UnsafeRawPointer?
 
   @inlinable
   init() {}

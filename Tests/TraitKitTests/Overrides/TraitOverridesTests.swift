@@ -1,11 +1,12 @@
 import Testing
 import TraitKit
 
-/// The two ways to write an override: through the node's property in place, or by assigning a
-/// whole `TraitOverrides` value back.
+/// The ways to write an override: through the node's property in place, by assigning a whole
+/// `TraitOverrides` value back, or by assigning one to the property passed `inout`.
 enum GTOverrideWrite: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case inPlace = "in place"
   case wholeValue = "as a whole value"
+  case wholeValueInout = "as a whole value, to the property passed inout"
 
   var testDescription: String { rawValue }
 
@@ -17,8 +18,17 @@ enum GTOverrideWrite: String, CaseIterable, Sendable, CustomTestStringConvertibl
       var overrides = node.traitOverrides
       overrides.horizontalSizeClass = value
       node.traitOverrides = overrides
+    case .wholeValueInout:
+      var overrides = node.traitOverrides
+      overrides.horizontalSizeClass = value
+      gtAssign(&node.traitOverrides, overrides)
     }
   }
+}
+
+/// Assigns `value` to `target`, as a function that takes a node's overrides `inout` may.
+private func gtAssign<Value>(_ target: inout Value, _ value: Value) {
+  target = value
 }
 
 @Suite("Trait overrides")
@@ -350,6 +360,82 @@ struct TraitOverridesTests {
     #expect(destination.traitOverrides.contains(TraitUserInterfaceStyle.self))
     #expect(destination.traitCollection.userInterfaceStyle == .unspecified)
     #expect(calls == 1)
+  }
+
+  @Test("swapping two nodes' overrides applies each node's new overrides at once and tells both")
+  func swappingOverridesBetweenNodes() {
+    let graph = TraitGraph()
+    let a = GTNode("a")
+    let b = GTNode("b")
+    graph.root.gtAdd(a, b)
+    a.traitOverrides.userInterfaceStyle = .dark
+    b.traitOverrides.userInterfaceStyle = .light
+    b.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    var seen: [String] = []
+    for node in [a, b] {
+      node.registerForTraitChanges([TraitUserInterfaceStyle.self, TraitHorizontalSizeClass.self]) {
+        (node: GTNode, previous: TraitCollection) in
+        seen.append(
+          "\(node.name) \(previous.userInterfaceStyle)→\(node.traitCollection.userInterfaceStyle)"
+        )
+      }
+    }
+
+    swap(&a.traitOverrides, &b.traitOverrides)
+
+    #expect(a.traitCollection.userInterfaceStyle == .light)
+    #expect(a.traitCollection.horizontalSizeClass == .compact)
+    #expect(b.traitCollection.userInterfaceStyle == .dark)
+    #expect(b.traitCollection.horizontalSizeClass == .unspecified)
+    graph.updateTraitsIfNeeded()
+    #expect(seen == ["a dark→light", "b light→dark"])
+    // The nodes follow their new overrides from now on, written in place.
+    a.traitOverrides.userInterfaceStyle = .dark
+    #expect(a.traitCollection.userInterfaceStyle == .dark)
+  }
+
+  @Test("overrides replaced whole through inout while the node is stale tell each registration")
+  func wholeReplacementOfStaleNode() {
+    let graph = TraitGraph()
+    let parent = GTNode("parent")
+    let node = GTNode("node")
+    graph.root.addTraitChild(parent)
+    parent.addTraitChild(node)
+    node.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+    var calls: [String] = []
+    node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (_: GTNode, _: TraitCollection) in
+      calls.append("style")
+    }
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in
+      calls.append("size class")
+    }
+
+    // The parent's change leaves the node's collection stale when its overrides are replaced.
+    parent.traitOverrides.horizontalSizeClass = .compact
+    let donor = TraitNode()
+    donor.traitOverrides.horizontalSizeClass = .regular
+    gtAssign(&node.traitOverrides, donor.traitOverrides)
+
+    #expect(node.traitCollection.userInterfaceStyle == .unspecified)
+    #expect(node.traitCollection.horizontalSizeClass == .regular)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == ["style", "size class"])
+  }
+
+  @Test("the description lists each override by its trait's name, an override to the default too")
+  func overridesDescription() {
+    let node = TraitNode()
+    node.traitOverrides.userInterfaceStyle = .dark
+    node.traitOverrides.horizontalSizeClass = .unspecified
+    let description = node.traitOverrides.description
+    #expect(description.hasPrefix("TraitOverrides("))
+    #expect(description.contains("UserInterfaceStyle = dark"))
+    #expect(description.contains("HorizontalSizeClass = unspecified"))
+    #expect(TraitNode().traitOverrides.description == "TraitOverrides()")
   }
 
   // MARK: - Removal
