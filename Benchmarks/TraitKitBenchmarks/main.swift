@@ -70,6 +70,7 @@ do {
   scenarios = try options.selectScenarios(
     from: options.command == .run ? allScenarios : allComparisons
   )
+  try options.checkContenders(of: scenarios)
 } catch {
   printError("error: \(error.message ?? "no scenario")")
   exit(2)
@@ -123,23 +124,31 @@ if let svgPath = options.svg {
     }
     return points.isEmpty ? nil : SVGChart.Series(name: contender.rawValue, points: points)
   }
-  let chart = SVGChart(
-    title: "S1 fan-out: ns per callback against observer count",
-    xLabel: "observers of the changed trait (K)",
-    yLabel: "ns per callback (median)",
-    series: series
-  )
-  if let failure = OutputFile(path: svgPath).write(chart.render()) {
-    printError("error: \(failure)")
+  // NB: checked here as well as before the run: an empty chart must not replace an earlier one.
+  if series.isEmpty {
+    printError("error: no S1 figures to chart; \(svgPath) is left as it was")
     writeFailures += 1
+  } else {
+    let chart = SVGChart(
+      title: "S1 fan-out: ns per callback against observer count",
+      xLabel: "observers of the changed trait (K)",
+      yLabel: "ns per callback (median)",
+      series: series
+    )
+    if let failure = OutputFile(path: svgPath).write(chart.render()) {
+      printError("error: \(failure)")
+      writeFailures += 1
+    }
   }
 }
 
 let elapsed = (clock.now - started).nanoseconds / 1e9
 if runner.failures.isEmpty {
-  printError(String(format: "traitkit-bench: all callback counts correct (%.1f s)", elapsed))
+  printError(
+    String(format: "traitkit-bench: all callback counts and checks correct (%.1f s)", elapsed)
+  )
 } else {
-  printError("traitkit-bench: WRONG CALLBACK COUNTS:")
+  printError("traitkit-bench: WRONG CALLBACK COUNTS OR FAILED CHECKS:")
   for failure in runner.failures { printError("  " + failure) }
   exit(1)
 }

@@ -42,6 +42,19 @@ struct OptionsTests {
       (["--format", "xml"], "--format takes table, markdown, csv or json, not 'xml'"),
       (["--contender", "floor,combine"], "unknown contender 'combine'"),
       (["--output"], "--output needs a value"),
+      (["--output", "--smoke"], "--output needs a value, not the option '--smoke'"),
+      (["--svg", "--format", "json"], "--svg needs a value, not the option '--format'"),
+      (["--scenario", "-h"], "--scenario needs a value, not the option '-h'"),
+      (["--scenario", ""], "--scenario needs at least one scenario"),
+      (["--contender", ","], "--contender needs at least one contender"),
+      (
+        ["--scenario", "S3", "--svg", "chart.svg"],
+        "--svg charts the S1 fan-out, which --scenario leaves out"
+      ),
+      (
+        ["--output", "same.out", "--svg", "./same.out"],
+        "--output and --svg name the same file, ./same.out: the chart would replace the report"
+      ),
       (["--fast"], "unknown argument '--fast'"),
       (
         ["compare", "--svg", "chart.svg"],
@@ -77,6 +90,36 @@ struct OptionsTests {
     // A run's scenario is no `compare` workload.
     let compare = try Options.parse(["compare", "--scenario", "S1"])
     #expect(throws: UsageError.self) { try compare.selectScenarios(from: allComparisons) }
+  }
+
+  @Test("--svg with --scenario is accepted when the scenarios include S1")
+  func svgWithFanOut() throws {
+    let options = try Options.parse(["--scenario", "s3,s1", "--svg", "chart.svg"])
+    #expect(options.svg == "chart.svg")
+  }
+
+  @Test("a contender list that leaves a chosen scenario nothing to measure fails before the run")
+  func contendersThatMeasureNothing() throws {
+    let options = try Options.parse(["--scenario", "S1,S8", "--contender", "observation"])
+    let scenarios = try options.selectScenarios(from: allScenarios)
+    let error = #expect(throws: UsageError.self) { try options.checkContenders(of: scenarios) }
+    #expect(
+      error?.message
+        == "S8 measures none of the chosen contenders (observation); it measures floor, traitkit"
+    )
+    // Every contender list that meets each scenario passes, as does no list at all.
+    try Options.parse(["--contender", "floor"]).checkContenders(of: allScenarios)
+    try Options.parse([]).checkContenders(of: allScenarios + allComparisons)
+  }
+
+  @Test("each scenario measures the contenders anchors.md §5.3 gives it")
+  func scenarioContenders() {
+    let measured = Dictionary(uniqueKeysWithValues: allScenarios.map { ($0.id, $0.contenders) })
+    #expect(measured["S8"] == [.floor, .traitkit])
+    // S9: NotificationCenter is the Foundation baseline of a legacy callback.
+    #expect(measured["S9"] == [.floor, .traitkit, .traitkitLegacy, .notificationCenter])
+    #expect(measured["S6"] == [.floor, .traitkit, .notificationCenter])
+    #expect(allScenarios.allSatisfy { measured[$0.id]!.isSuperset(of: [.floor, .traitkit]) })
   }
 
   @Test("--help asks for the help text alone, with no error message")

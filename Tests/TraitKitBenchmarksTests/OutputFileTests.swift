@@ -65,4 +65,73 @@ struct OutputFileTests {
       )
     }
   }
+
+  @Test("an empty path and a path that ends in a slash fail the check")
+  func emptyAndFolderPaths() throws {
+    try withFolder { folder in
+      let empty = #expect(throws: UsageError.self) { try OutputFile(path: "").checkWritable() }
+      #expect(empty?.message == "cannot write a file with an empty name")
+      let slash = folder + "/missing/"
+      let error = #expect(throws: UsageError.self) { try OutputFile(path: slash).checkWritable() }
+      #expect(error?.message == "cannot write \(slash): it is a folder")
+    }
+  }
+
+  @Test("a write through a symbolic link replaces the file it names and keeps the link")
+  func symbolicLink() throws {
+    try withFolder { folder in
+      let target = folder + "/target.txt"
+      let link = folder + "/link.txt"
+      try "old\n".write(toFile: target, atomically: true, encoding: .utf8)
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.txt")
+      let file = OutputFile(path: link)
+      try file.checkWritable()
+      #expect(file.write("new\n") == nil)
+      #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.txt")
+      #expect(try String(contentsOfFile: target, encoding: .utf8) == "new\n")
+    }
+  }
+
+  @Test("a replaced file keeps its permissions")
+  func permissionsKept() throws {
+    try withFolder { folder in
+      let path = folder + "/report.txt"
+      try "old\n".write(toFile: path, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+      #expect(OutputFile(path: path).write("new\n") == nil)
+      let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]
+      #expect((permissions as? NSNumber)?.intValue == 0o640)
+      #expect(try String(contentsOfFile: path, encoding: .utf8) == "new\n")
+    }
+  }
+
+  @Test("a pipe passes the check and is written in place, not replaced")
+  func pipe() throws {
+    try withFolder { folder in
+      let path = folder + "/fifo"
+      #expect(mkfifo(path, 0o600) == 0)
+      let file = OutputFile(path: path)
+      try file.checkWritable()
+      // The reader opens the pipe on another thread: opening either end waits for the other.
+      let received = Received()
+      let thread = Thread {
+        let data = FileHandle(forReadingAtPath: path)?.readDataToEndOfFile()
+        received.text = data.map { String(decoding: $0, as: UTF8.self) } ?? "<unreadable>"
+        received.done.signal()
+      }
+      thread.start()
+      #expect(file.write("through the pipe\n") == nil)
+      received.done.wait()
+      #expect(received.text == "through the pipe\n")
+      var info = stat()
+      #expect(lstat(path, &info) == 0)
+      #expect(info.st_mode & S_IFMT == S_IFIFO)
+    }
+  }
+}
+
+/// What the reader of a pipe read, once `done` is signalled.
+private final class Received: @unchecked Sendable {
+  var text = ""
+  let done = DispatchSemaphore(value: 0)
 }

@@ -81,6 +81,36 @@ private struct PerObserverScenario: Scenario {
   }
 }
 
+/// A scenario whose samples each leave `leaked[contender]` bytes behind on a fake heap.
+private struct LeakingScenario: Scenario {
+  let id = "SR"
+  let name = "Fake.retaining"
+  let summary = "one point; each sample keeps some bytes of a fake heap"
+  let leaked: [Contender: Int]
+  let check: RetainedBytesCheck
+  let heap: FakeHeap
+
+  func points(_ preset: SizePreset) -> [[(String, Int)]] { [[("K", 1)]] }
+
+  func workloads(at point: [(String, Int)], preset: SizePreset) -> [Workload] {
+    leaked.keys.sorted().map { contender in
+      var workload = Workload(contender, unit: "op", units: 1, operations: 1, expectedCallbacks: 0)
+      {
+        heap.bytes += leaked[contender]!
+        return 0
+      }
+      workload.retainedBytes = check
+      return workload
+    }
+  }
+}
+
+/// The heap a ``LeakingScenario`` leaks into: the real one is process-wide, and tests that run in
+/// parallel allocate on it.
+private final class FakeHeap: @unchecked Sendable {
+  var bytes = 0
+}
+
 @Suite("traitkit-bench runner")
 struct RunnerTests {
   @Test("each round of samples starts one contender further on")
@@ -158,6 +188,60 @@ struct RunnerTests {
     #expect(runner.failures.isEmpty)
     #expect(runner.results.map(\.contender) == [.traitkit])
     #expect(runner.results[0].ratioToFloor == nil)
+  }
+
+  @Test("a workload that must end as it started fails the run when a sample leaves heap behind")
+  func retainedBytesMustBeZero() {
+    let heap = FakeHeap()
+    var runner = Runner(
+      preset: .smoke,
+      samples: 1,
+      heapBytesInUse: { heap.bytes },
+      progress: { _ in }
+    )
+    runner.run(LeakingScenario(leaked: [.floor: 0, .traitkit: 48], check: .mustBeZero, heap: heap))
+
+    #expect(runner.results.map(\.bytes) == [0, 48])
+    #expect(
+      runner.failures == [
+        "SR Fake.retaining K=1 [traitkit]: a sample left 48 bytes of heap behind, expected 0"
+      ]
+    )
+  }
+
+  @Test("a workload whose retained heap is only reported shows it and fails nothing")
+  func retainedBytesReported() {
+    let heap = FakeHeap()
+    var runner = Runner(
+      preset: .smoke,
+      samples: 1,
+      heapBytesInUse: { heap.bytes },
+      progress: { _ in }
+    )
+    runner.run(LeakingScenario(leaked: [.notificationCenter: 352], check: .reported, heap: heap))
+
+    #expect(runner.failures.isEmpty)
+    #expect(runner.results.map(\.bytes) == [352])
+  }
+
+  @Test("a workload that does not check its heap reports no bytes and never reads the heap")
+  func retainedBytesUnchecked() {
+    let heap = FakeHeap()
+    var reads = 0
+    var runner = Runner(
+      preset: .smoke,
+      samples: 1,
+      heapBytesInUse: {
+        reads += 1
+        return heap.bytes
+      },
+      progress: { _ in }
+    )
+    runner.run(LeakingScenario(leaked: [.traitkit: 8], check: .none, heap: heap))
+
+    #expect(runner.failures.isEmpty)
+    #expect(runner.results.map(\.bytes) == [nil])
+    #expect(reads == 0)
   }
 
   @Test("percentiles are nearest-rank over the sorted samples")

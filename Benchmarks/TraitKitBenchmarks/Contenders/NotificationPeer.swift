@@ -37,6 +37,22 @@ final class NotificationPeer {
     center.post(name: names[trait], object: objects[node])
   }
 
+  /// The one name of a "did change" notification, for observers of every trait, as a legacy
+  /// `traitCollectionDidChange` would be posted.
+  let anyChange = Notification.Name("traitkit.bench.traitCollectionDidChange")
+
+  /// Adds a block observer of every change at `node`.
+  func observeAnyChange(_ node: Int, _ block: @escaping @Sendable (Notification) -> Void) {
+    tokens.append(
+      center.addObserver(forName: anyChange, object: objects[node], queue: nil, using: block)
+    )
+  }
+
+  /// Posts that some trait changed at `node`.
+  func postAnyChange(_ node: Int) {
+    center.post(name: anyChange, object: objects[node])
+  }
+
   deinit {
     for token in tokens { center.removeObserver(token) }
   }

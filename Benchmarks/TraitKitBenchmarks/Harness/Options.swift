@@ -49,15 +49,28 @@ struct Options {
       remaining = remaining.dropFirst()
     }
     while let argument = remaining.popFirst() {
+      // NB: an option is never taken as a value: `--output --smoke` would otherwise write the
+      // report to a file named "--smoke" and run at full size.
       func value() throws(UsageError) -> String {
-        guard let value = remaining.popFirst() else {
+        guard let value = remaining.first else {
           throw UsageError("\(argument) needs a value")
         }
+        guard !Self.isOption(value) else {
+          throw UsageError("\(argument) needs a value, not the option '\(value)'")
+        }
+        remaining = remaining.dropFirst()
         return value
+      }
+      // NB: `split` drops empty pieces, so an empty list (an unset shell variable, say) would
+      // select everything.
+      func list(of what: String) throws(UsageError) -> [Substring] {
+        let names = try value().split(separator: ",")
+        guard !names.isEmpty else { throw UsageError("\(argument) needs at least one \(what)") }
+        return names
       }
       switch argument {
       case "--scenario":
-        options.scenarios.formUnion(try value().split(separator: ",").map { $0.uppercased() })
+        options.scenarios.formUnion(try list(of: "scenario").map { $0.uppercased() })
       case "--quick": options.preset = .quick
       case "--smoke": options.preset = .smoke
       case "--samples":
@@ -73,7 +86,7 @@ struct Options {
         }
         options.format = format
       case "--contender":
-        for name in try value().split(separator: ",") {
+        for name in try list(of: "contender") {
           guard let contender = Contender(rawValue: String(name)) else {
             throw UsageError("unknown contender '\(name)'")
           }
@@ -88,7 +101,39 @@ struct Options {
     if options.command == .compare, options.svg != nil {
       throw UsageError("--svg charts the S1 fan-out of a run; compare has no fan-out to chart")
     }
+    if options.svg != nil, !options.scenarios.isEmpty, !options.scenarios.contains("S1") {
+      throw UsageError("--svg charts the S1 fan-out, which --scenario leaves out")
+    }
+    if let output = options.output, let svg = options.svg,
+      OutputFile(path: output).resolvedPath == OutputFile(path: svg).resolvedPath
+    {
+      throw UsageError(
+        "--output and --svg name the same file, \(svg): the chart would replace the report"
+      )
+    }
     return options
+  }
+
+  /// Whether `argument` is an option rather than a value.
+  private static func isOption(_ argument: String) -> Bool {
+    argument.hasPrefix("--") || argument == "-h"
+  }
+
+  /// Throws when a chosen contender list leaves one of `scenarios` nothing to measure.
+  ///
+  /// Each scenario's contenders are read from its workloads at the smoke sizes, which build in
+  /// moments, so that a selection that measures nothing fails before the run, not after it.
+  func checkContenders(of scenarios: [any Scenario]) throws(UsageError) {
+    guard !contenders.isEmpty else { return }
+    for scenario in scenarios {
+      let measured = scenario.contenders
+      guard measured.isDisjoint(with: contenders) else { continue }
+      let names = { (set: Set<Contender>) in set.sorted().map(\.rawValue).joined(separator: ", ") }
+      throw UsageError(
+        "\(scenario.id) measures none of the chosen contenders (\(names(contenders))); "
+          + "it measures \(names(measured))"
+      )
+    }
   }
 
   /// The scenarios of `available` that `--scenario` names (all when it names none), in order.

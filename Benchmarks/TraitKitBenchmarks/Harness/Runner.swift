@@ -40,9 +40,18 @@ struct Runner {
   private(set) var results: [PointResult] = []
   private(set) var failures: [String] = []
 
-  init(preset: SizePreset, samples: Int? = nil, progress: @escaping (String) -> Void) {
+  /// The heap bytes in use, for ``Workload/retainedBytes``.
+  let heapBytesInUse: () -> Int
+
+  init(
+    preset: SizePreset,
+    samples: Int? = nil,
+    heapBytesInUse: @escaping () -> Int = { Allocations.bytesInUse },
+    progress: @escaping (String) -> Void
+  ) {
     self.preset = preset
     self.samples = samples ?? preset.samples
+    self.heapBytesInUse = heapBytesInUse
     self.progress = progress
   }
 
@@ -56,6 +65,7 @@ struct Runner {
       }
       var allocations: [Contender: Double] = [:]
       var nodesVisited: [Contender: Double] = [:]
+      var retainedBytes: [Contender: Int] = [:]
       for workload in workloads {
         for _ in 0..<2 { check(workload.run(), workload, label) }
         var seen = 0
@@ -63,6 +73,19 @@ struct Runner {
         check(seen, workload, label)
         if Allocations.isCounting {
           allocations[workload.contender] = Double(count) / Double(workload.operations)
+        }
+        if workload.retainedBytes != .none {
+          let before = heapBytesInUse()
+          let seen = workload.run()
+          let bytes = heapBytesInUse() - before
+          check(seen, workload, label)
+          retainedBytes[workload.contender] = bytes
+          if bytes != 0, workload.retainedBytes == .mustBeZero {
+            record(
+              "\(label) [\(workload.contender.rawValue)]: a sample left \(bytes) bytes of heap "
+                + "behind, expected 0"
+            )
+          }
         }
         if let visited = workload.nodesVisited {
           nodesVisited[workload.contender] = Double(visited()) / Double(workload.operations)
@@ -95,7 +118,7 @@ struct Runner {
           nanoseconds: times[index].sorted(),
           callbacksPerOperation: Double(workload.expectedCallbacks) / Double(workload.operations),
           allocationsPerOperation: allocations[workload.contender],
-          bytes: workload.bytes,
+          bytes: workload.bytes ?? retainedBytes[workload.contender],
           nodesVisitedPerOperation: nodesVisited[workload.contender],
           wastedCallbacksPerOperation: workload.wastedCallbacks.map {
             Double($0) / Double(workload.operations)

@@ -12,6 +12,13 @@ protocol Scenario: Sendable {
   func workloads(at point: [(String, Int)], preset: SizePreset) -> [Workload]
 }
 
+extension Scenario {
+  /// The contenders the scenario measures at some point, read from its smoke-size workloads.
+  var contenders: Set<Contender> {
+    Set(points(.smoke).flatMap { workloads(at: $0, preset: .smoke).map(\.contender) })
+  }
+}
+
 extension [(String, Int)] {
   /// The value named `name`.
   subscript(_ name: String) -> Int {

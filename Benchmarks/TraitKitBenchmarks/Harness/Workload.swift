@@ -35,6 +35,10 @@ struct Workload {
   var run: () -> Int
   /// A memory figure in bytes, where the scenario measures memory.
   var bytes: Int?
+  /// Whether the harness runs one more sample, untimed, to measure the heap bytes it leaves
+  /// behind and reports them as ``bytes``: for workloads that end with what they started with,
+  /// such as S6's, whose registrations all end.
+  var retainedBytes = RetainedBytesCheck.none
   /// The callbacks of a sample that went to observers that use none of what changed, where the
   /// scenario tells them apart (`compare`).
   var wastedCallbacks: Int?
@@ -66,6 +70,17 @@ struct Workload {
     self.verify = verify
     self.run = run
   }
+}
+
+/// What the harness does with the heap bytes a sample leaves behind (see
+/// ``Workload/retainedBytes``).
+enum RetainedBytesCheck {
+  /// It does not measure them.
+  case none
+  /// It reports them.
+  case reported
+  /// It reports them, and a figure other than 0 fails the run, as a wrong count does.
+  case mustBeZero
 }
 
 /// Counts callbacks; every contender's observers increment one.

@@ -3,15 +3,18 @@ import TraitKit
 /// S9: legacy parity and the fine-grained tax.
 ///
 /// Every node of T10k hears of every change: through the legacy `traitCollectionDidChange`
-/// adapter (traitkit-legacy), through one registration for all 32 traits (traitkit), or as an
-/// observer of every trait in the floor's broadcast; W root writes of a random trait must call
-/// every node once per write, which each node's own count checks after every sample.
+/// adapter (traitkit-legacy), through one registration for all 32 traits (traitkit), as an
+/// observer of every trait in the floor's broadcast, or as a NotificationCenter observer of one
+/// "did change" name posted at each node the floor's walk reaches (notificationcenter: the
+/// Foundation baseline of a legacy callback); W root writes of a random trait must call every
+/// node once per write, which each node's own count checks after every sample.
 struct S9LegacyParity: Scenario {
   let id = "S9"
   let name = "Legacy.parity"
   let summary =
     "T10k, every node observes every trait: traitkit-legacy adopts traitCollectionDidChange, "
-    + "traitkit registers for all 32 traits, floor broadcasts; root writes of a random trait; "
+    + "traitkit registers for all 32 traits, floor broadcasts, notificationcenter posts one "
+    + "did-change name per node on the floor's walk; root writes of a random trait; "
     + "ns per callback (target traitkit <= 1.2x traitkit-legacy)"
 
   func points(_ preset: SizePreset) -> [[(String, Int)]] {
@@ -44,6 +47,7 @@ struct S9LegacyParity: Scenario {
       workload(.floor, floorRun(shape, writes)),
       workload(.traitkit, traitKitRun(shape, writes)),
       workload(.traitkitLegacy, legacyRun(shape, writes)),
+      workload(.notificationCenter, notificationRun(shape, writes)),
     ]
   }
 
@@ -106,5 +110,29 @@ struct S9LegacyParity: Scenario {
       }
     }
     return (counts, run)
+  }
+
+  /// The floor's walk posts one did-change notification at each node it reaches.
+  private func notificationRun(
+    _ shape: TreeShape,
+    _ writes: [(trait: Int, value: Int)]
+  ) -> (counts: ObserverCounts, run: () -> Void) {
+    let counts = counts(shape, writes)
+    let tree = FloorTree(shape)
+    let peer = NotificationPeer(count: shape.count)
+    for node in 0..<shape.count {
+      tree.observe(node, mask: .max) {}
+      let slot = counts.slot(node)
+      peer.observeAnyChange(node) { _ in slot.hit() }
+    }
+    let visit: (Int) -> Void = { peer.postAnyChange($0) }
+    return (
+      counts,
+      {
+        for write in writes {
+          tree.write(0, trait: write.trait, value: write.value, visit: visit)
+        }
+      }
+    )
   }
 }
