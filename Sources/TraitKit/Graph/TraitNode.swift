@@ -21,6 +21,12 @@ import Synchronization
 /// graph.updateTraitsIfNeeded()  // prints "compact"
 /// ```
 ///
+/// A node retains its children, not its parent. When a node goes, its children that someone else
+/// holds become detached roots and read their traits from the defaults up; the rest of its
+/// subtree goes too, without recursion, a node at a time. A node that goes with its parent finds
+/// its children already detached in its `deinit`, so code there and in the deinitializers its
+/// handlers' captures run sees a consistent tree.
+///
 /// Nodes are not `Sendable`: a tree lives in the isolation domain that created it.
 open class TraitNode: TraitEnvironment {
   // NB: `@exclusivity(unchecked)` on the engine's hot state: it is confined to one isolation
@@ -123,21 +129,20 @@ open class TraitNode: TraitEnvironment {
     // Free the subtree without recursion: a child this node holds the last reference to gives
     // up its own children first, so that its `deinit` has none to release. A chain of any depth
     // then frees in constant native stack.
-    var pending = _children.takeAll()
-    var survivors = false
+    //
+    // Each node's children become detached roots before anything goes: a node's release runs
+    // user code (its subclass's `deinit`, its handlers' captures), which may reach any node of
+    // the subtree that someone else holds, and must find a consistent tree there — no parent
+    // that is gone, no collection shared from a storage that is gone.
+    var pending = TraitNode._orphaning(_children.takeAll())
     while let reference = pending.popLast() {
       var child = reference.takeRetainedValue()
-      child._parent = nil
       if isKnownUniquelyReferenced(&child) {
-        pending += child._children.takeAll()
-      } else {
-        // A child someone else holds becomes a detached root: its subtree, which may share this
-        // node's collection unretained, must revalidate before its next read.
-        child._resolvedEpoch = 0
-        survivors = true
+        pending += TraitNode._orphaning(child._children.takeAll())
       }
+      // The last reference goes here, unless someone else holds the child: it stays a detached
+      // root.
     }
-    if survivors { TraitNode._detachedEpoch.add(1, ordering: .relaxed) }
     if _ownsResolved { _resolvedRef.release() }
     _tracking?.nodeWillDeinit(self)
     if let observers = _observers {
@@ -149,6 +154,23 @@ open class TraitNode: TraitEnvironment {
       overrides.deinitialize(count: 1)
       overrides.deallocate()
     }
+  }
+
+  /// Makes each of `children`, taken from a parent that is about to go, a detached root whose
+  /// collection revalidates before its next read, and returns them.
+  ///
+  /// The detached epoch advances too: the children's subtrees may share the parent's storages
+  /// unretained.
+  private static func _orphaning(_ children: [Unmanaged<TraitNode>]) -> [Unmanaged<TraitNode>] {
+    guard !children.isEmpty else { return children }
+    for child in children {
+      child._withUnsafeGuaranteedRef {
+        $0._parentRef = nil
+        $0._resolvedEpoch = 0
+      }
+    }
+    TraitNode._detachedEpoch.add(1, ordering: .relaxed)
+    return children
   }
 
   // MARK: - Reading traits
