@@ -90,6 +90,16 @@ private final class ZALayoutView: TraitNode {
     self.frame = frame
   }
 
+  /// Runs a second tracked slot, as a view's drawing is tracked apart from its layout.
+  func display() {
+    withTraitTracking(slot: .display, invalidation: { ZALayoutView.invalidate($0) }, readStyle)
+  }
+
+  /// The display's body: reads one trait of the node.
+  private func readStyle() {
+    frame &+= traitCollection.userInterfaceStyle.rawValue
+  }
+
   /// Re-runs the tracked layout when an invalidation asked for it.
   func layoutIfNeeded() {
     if needsLayout { layout() }
@@ -308,6 +318,25 @@ struct ZeroAllocationTests {
     // The runs recorded the reads: a change of one invalidates every view.
     toggleStyle(graph)
     #expect(views.allSatisfy { $0.invalidations == 1 })
+  }
+
+  @Test("re-tracking two slots of one node in turn allocates nothing (R11)")
+  func retrackingTwoSlotsInTurn() {
+    let (graph, views) = twoLevelTree(3) { ZALayoutView() }
+    func layOutAndDisplay() {
+      for index in views.indices {
+        views[index].layout()
+        views[index].display()
+      }
+    }
+    for _ in 0..<Self.warmUps { layOutAndDisplay() }
+
+    let (allocations, _) = Self.steadyAllocations(layOutAndDisplay)
+
+    #expect(allocations == 0)
+    // Both slots recorded the style: its change invalidates each once.
+    toggleStyle(graph)
+    #expect(views.allSatisfy { $0.invalidations == 2 })
   }
 
   @Test("re-tracking the same reads of a trait beyond the first 64 allocates nothing (R11)")

@@ -34,15 +34,16 @@ final class _NodeTracking {
     for slot: TraitTrackingSlot,
     owner: TraitNode
   ) -> Unmanaged<_TrackingRecord> {
-    let record: _TrackingRecord
-    if let found = records.first(where: { $0.slot == slot }) {
-      record = found
-    } else {
-      record = _TrackingRecord(owner: owner, slot: slot)
-      records.append(record)
+    // NB: an index loop, not `first(where:)`: a closure that captures `slot` is allocated in a
+    // debug build, and re-tracking must allocate nothing there too (ZeroAllocationTests).
+    var position = 0
+    while position < records.count, records[position].slot != slot { position += 1 }
+    if position == records.count {
+      records.append(_TrackingRecord(owner: owner, slot: slot))
     }
-    recentRecord = Unmanaged.passUnretained(record)
-    return Unmanaged.passUnretained(record)
+    let record = Unmanaged.passUnretained(records[position])
+    recentRecord = record
+    return record
   }
 
   func removeRecord(for slot: TraitTrackingSlot) {
@@ -280,15 +281,20 @@ final class _TrackingRecord {
     return dependencies.contains { Unmanaged.passUnretained($0).toOpaque() == recorder.toOpaque() }
   }
 
-  /// Records a read of the trait with dense index `index` made through a collection that
-  /// carries `recorder`.
+  /// Records a read of the trait with dense index `index` made through a collection of
+  /// `storage` that carries `recorder`.
   ///
   /// The recorder is followed only when a tracked closure running on this thread — the innermost
   /// or one it encloses — holds it: those records are alive (their runs are on the stack), and
   /// so are the recorders they hold. A collection read on another thread, or after its run
-  /// ended, records nothing.
+  /// ended, records nothing; nor does one whose recorder is gone, when a new recorder took its
+  /// address (see `_TraitReadRecorder.isOwn(_:)`).
   @usableFromInline
-  static func recordRead(_ index: Int, through recorder: Unmanaged<_TraitReadRecorder>) {
+  static func recordRead(
+    _ index: Int,
+    through recorder: Unmanaged<_TraitReadRecorder>,
+    of storage: Unmanaged<_Storage>
+  ) {
     guard let innermost = active else { return }
     // NB: nearly every recorded read goes through the recorder that the innermost run handed
     // out last, which is its recent dependency: that case is checked inline, with no closure
@@ -298,10 +304,10 @@ final class _TrackingRecord {
         ? record.run : nil
     }
     guard let run else {
-      recordRead(index, through: recorder, walkingFrom: innermost)
+      recordRead(index, through: recorder, of: storage, walkingFrom: innermost)
       return
     }
-    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run) }
+    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run, of: storage) }
   }
 
   /// `recordRead(_:through:)` when the recorder is not the innermost run's recent dependency:
@@ -310,13 +316,14 @@ final class _TrackingRecord {
   private static func recordRead(
     _ index: Int,
     through recorder: Unmanaged<_TraitReadRecorder>,
+    of storage: Unmanaged<_Storage>,
     walkingFrom innermost: Unmanaged<_TrackingRecord>
   ) {
     var record: Unmanaged<_TrackingRecord>? = innermost
     while let current = record {
       let recorded = current._withUnsafeGuaranteedRef { current in
         guard current.isRecording && current.holds(recorder) else { return false }
-        recorder._withUnsafeGuaranteedRef { $0.record(index, run: current.run) }
+        recorder._withUnsafeGuaranteedRef { $0.record(index, run: current.run, of: storage) }
         return true
       }
       if recorded { return }
@@ -450,25 +457,39 @@ final class _TraitReadRecorder: @unchecked Sendable {
     }
   }
 
-  /// Records a read of the trait with dense index `index` in run `run` of this recorder's
-  /// record.
+  /// Records a read of the trait with dense index `index`, made in run `run` of this recorder's
+  /// record through a collection of `storage`.
   ///
   /// - Precondition: The record is running on this thread (see `_TrackingRecord.recordRead`).
   @inline(__always)
-  func record(_ index: Int, run: UInt64) {
+  func record(_ index: Int, run: UInt64, of storage: Unmanaged<_Storage>) {
     guard isLive, self.run == run else { return }
     // NB: the first 64 traits, in one word of the set and the filter alike, with masking shifts:
     // a tracked read of one of them is two tests and an OR (traitkit-bench S7).
     guard index < 64 else {
-      if !traits.contains(index) { recordFirstRead(index) }
+      if !traits.contains(index), isOwn(storage) { recordFirstRead(index) }
       return
     }
     let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: index)
-    guard traits.first & bit == 0 else { return }
+    // NB: the storage is checked only for a trait this run has not read: once per trait and run.
+    guard traits.first & bit == 0, isOwn(storage) else { return }
     traits.first |= bit
     // NB: re-tracking the same reads ends here: the filter keeps the bits of earlier runs.
     guard filter.low & bit == 0 else { return }
     recordNewTrait(_TraitFilter(low: bit, high: 0))
+  }
+
+  /// Whether a collection of `storage` that carries this recorder's address was handed out by
+  /// it: then `storage` is the node's collection as this run first read it (the baseline) or
+  /// as it is now.
+  ///
+  /// A recorder is unretained by the collections that carry it: one that escaped its run may
+  /// outlive it, and a recorder made later may get its address. Such a collection holds another
+  /// node's storage, or this node's from before the run, so its reads are not this run's.
+  @inline(__always)
+  private func isOwn(_ storage: Unmanaged<_Storage>) -> Bool {
+    storage.toOpaque() == Unmanaged.passUnretained(baseline).toOpaque()
+      || storage.toOpaque() == node._resolvedRef.toOpaque()
   }
 
   /// Records the first read in this run of the trait with dense index `index`, one beyond the
