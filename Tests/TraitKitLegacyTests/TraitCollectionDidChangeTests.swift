@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TraitKit
 import TraitKitLegacy
@@ -54,6 +55,36 @@ struct TraitCollectionDidChangeTests {
 
     graph.updateTraitsIfNeeded()
     #expect(log.events.count == 2)
+  }
+
+  @Test("entries kept from decoding under unknown identifiers are no trait: they call nothing")
+  func unknownEntriesCallNothing() throws {
+    let log = EventLog()
+    let first = try JSONDecoder().decode(
+      TraitCollection.self,
+      from: Data(#"{"com.example.newer-app.trait": 1}"#.utf8)
+    )
+    let second = try JSONDecoder().decode(
+      TraitCollection.self,
+      from: Data(#"{"com.example.newer-app.trait": 2}"#.utf8)
+    )
+    let graph = TraitGraph(baseTraits: first)
+    let node = LegacyNode("node", log: log)
+    graph.root.addTraitChild(node)
+    graph.updateTraitsIfNeeded()
+    #expect(log.events.isEmpty)
+
+    // Only the kept entries differ, and a trait changes and changes back.
+    graph.baseTraits = second
+    graph.root.traitOverrides[LegacyThemeTrait.self] = 1
+    graph.root.traitOverrides.remove(LegacyThemeTrait.self)
+    graph.updateTraitsIfNeeded()
+    #expect(log.events.isEmpty)
+
+    // A trait that changes still calls it.
+    graph.root.traitOverrides[LegacyThemeTrait.self] = 1
+    graph.updateTraitsIfNeeded()
+    #expect(log.events == ["node.legacy"])
   }
 
   @Test("the previous collection is the one of the node's last call, never nil")

@@ -32,11 +32,16 @@ extension TraitCollection: Codable {
   ///
   /// A trait is known once its type has been used or passed to ``registerForDecoding(_:)``.
   /// Entries whose identifiers name no known `Codable` trait are kept and encoded back unchanged
-  /// **(beyond UIKit)**.
+  /// **(beyond UIKit)**, when their values are made of what every decoder reads: nil, Booleans,
+  /// integers, floating-point numbers, strings, and arrays and keyed containers of them. A
+  /// decoder's value of another kind, such as a property list's date or data, can be read only
+  /// as its own type, which the trait would name: decoding then throws. A property list's real
+  /// with no fraction comes back as an integer.
   ///
   /// - Parameter decoder: The decoder to read from.
-  /// - Throws: `DecodingError` when the input is not a keyed container, or when an entry of a
-  ///   known trait does not decode; the error's description names the trait.
+  /// - Throws: `DecodingError` when the input is not a keyed container, when an entry of a
+  ///   known trait does not decode, or when an entry of an unknown one holds a value of a kind
+  ///   listed above as not kept; the error's description names the trait or the identifier.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: _TraitCodingKey.self)
     var storage = _Storage.empty
@@ -45,7 +50,20 @@ extension TraitCollection: Codable {
       guard let info = _TraitRegistry.info(forIdentifier: key.stringValue),
         let coding = info.coding
       else {
-        unknown[key.stringValue] = try container.decode(_EncodedValue.self, forKey: key)
+        do {
+          unknown[key.stringValue] = try container.decode(_EncodedValue.self, forKey: key)
+        } catch {
+          throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+              codingPath: container.codingPath + [key],
+              debugDescription:
+                "Cannot keep the entry under '\(key.stringValue)', which names no known trait: "
+                + "its value is of a kind that only its own type reads; use the trait, or pass it "
+                + "to TraitCollection.registerForDecoding(_:), before decoding: \(error)",
+              underlyingError: error
+            )
+          )
+        }
         continue
       }
       let slot: _Slot

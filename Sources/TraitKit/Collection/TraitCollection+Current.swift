@@ -13,8 +13,12 @@ extension TraitCollection {
   /// collection, unless the pass itself runs inside ``performAsCurrent(_:)``). Capture the
   /// collection the callback receives, or wrap the task's work in ``performAsCurrent(_:)``.
   public static var current: TraitCollection {
-    if let cell = _CurrentCell.active, !cell.isHidden, let storage = cell.storage {
-      return TraitCollection(_storage: storage.takeUnretainedValue())
+    if let cell = _CurrentCell.active, !cell.isHidden, let node = cell.node {
+      // NB: the node's collection as it is now, not the one its visit began with: a handler may
+      // have changed its overrides or the tree above it (R6).
+      return node._withUnsafeGuaranteedRef {
+        TraitCollection(_storage: $0._resolvedReference().takeUnretainedValue())
+      }
     }
     return _taskCurrent
   }
@@ -51,7 +55,10 @@ final class _CurrentCell {
   ///
   /// Recorded even while hidden: the graph keeps it alive when a value changes during the visit.
   @exclusivity(unchecked) var storage: Unmanaged<_Storage>?
-  /// Whether ``TraitCollection/performAsCurrent(_:)`` hides `storage` from
+  /// The node the pass visits, unretained (the tree or the pass's graveyard keeps it), or nil
+  /// between nodes: ``TraitCollection/current`` is its collection.
+  @exclusivity(unchecked) var node: Unmanaged<TraitNode>?
+  /// Whether ``TraitCollection/performAsCurrent(_:)`` hides the visited node's collection from
   /// ``TraitCollection/current``.
   @exclusivity(unchecked) var isHidden = false
   /// The graph whose pass installed this cell (unretained: the graph owns the cell).

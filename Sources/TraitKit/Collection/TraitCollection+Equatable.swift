@@ -32,10 +32,19 @@ extension TraitCollection: Hashable {
 }
 
 extension _Storage {
-  /// Whether every trait holds equal values in `self` and `other`.
+  /// Whether every trait holds equal values in `self` and `other`, and both kept the same
+  /// entries with unknown identifiers from decoding: the equality of collections.
   func isEqual(to other: _Storage) -> Bool {
     if self === other { return true }
     guard (!hasUnknown && !other.hasUnknown) || unknown == other.unknown else { return false }
+    return traitsEqual(to: other)
+  }
+
+  /// Whether every trait holds equal values in `self` and `other`, whatever entries with unknown
+  /// identifiers they kept: those are no trait of this process, so no change of one is a change
+  /// of traits.
+  func traitsEqual(to other: _Storage) -> Bool {
+    if self === other { return true }
     for index in 0..<Swift.max(count, other.count) where !slotEqual(at: index, to: other) {
       return false
     }

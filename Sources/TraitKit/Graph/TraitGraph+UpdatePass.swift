@@ -192,6 +192,7 @@ extension TraitGraph {
     defer {
       _ThreadLocals.currentCell = enclosingCell
       _currentCell.storage = nil
+      _currentCell.node = nil
       _changeCache.clear()
       _adaptSpareLimit()
       let released = _recycleCandidatesAfterPass(enclosing: enclosingGraph)
@@ -448,7 +449,11 @@ extension TraitGraph {
       // makes the registrations after it compare with, and see, the node's collection as it is.
       var storageEpoch = _epoch
       _currentCell.storage = storage
-      defer { _currentCell.storage = nil }
+      _currentCell.node = reference
+      defer {
+        _currentCell.storage = nil
+        _currentCell.node = nil
+      }
       if let tracking = node._tracking.map(Unmanaged.passUnretained),
         tracking._withUnsafeGuaranteedRef({ pending.intersects($0.observed) })
       {

@@ -177,7 +177,9 @@ struct _Registration {
   /// Whether the values this registration observes differ between `baseline` and `current`.
   func sawChange(in current: _Storage, from baseline: _Storage) -> Bool {
     if baseline === current { return false }
-    if observesAllTraits { return !baseline.isEqual(to: current) }
+    // NB: traits only: entries kept from decoding under unknown identifiers are no trait, and
+    // `changedTraits(from:)` would list none (R12).
+    if observesAllTraits { return !baseline.traitsEqual(to: current) }
     if filterIsExact {
       var bits = summary
       while bits != 0 {

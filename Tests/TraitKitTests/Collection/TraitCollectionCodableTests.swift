@@ -294,6 +294,35 @@ struct TraitCollectionCodableTests {
     #expect(reencoded == original)
   }
 
+  @Test(
+    "an unknown property-list date or data throws an error that names the entry and the way out",
+    arguments: ["<date>1970-01-01T00:16:40Z</date>", "<data>AQID</data>"]
+  )
+  func unknownPropertyListValueOfItsOwnKind(value: String) throws {
+    let plist = Data(
+      """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" \
+      "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+      <plist version="1.0"><dict><key>com.example.newer-app.stamp</key>\(value)</dict></plist>
+      """.utf8
+    )
+    let error = #expect(throws: DecodingError.self) {
+      try PropertyListDecoder().decode(TraitCollection.self, from: plist)
+    }
+    guard case .dataCorrupted(let context) = error else {
+      Issue.record("expected dataCorrupted, got \(String(describing: error))")
+      return
+    }
+    #expect(context.codingPath.map(\.stringValue) == ["com.example.newer-app.stamp"])
+    #expect(
+      context.debugDescription.hasPrefix(
+        "Cannot keep the entry under 'com.example.newer-app.stamp', which names no known trait"
+      )
+    )
+    #expect(context.debugDescription.contains("registerForDecoding"))
+  }
+
   @Test("an unknown integer above Int64.max comes back with every digit")
   func unknownLargeUnsignedInteger() throws {
     let decoded = try Self.decode(#"{"com.example.unknown.big": 18446744073709551615}"#)

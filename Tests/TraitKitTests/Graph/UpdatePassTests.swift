@@ -316,6 +316,36 @@ struct UpdatePassTests {
     #expect(TraitCollection.current == TraitCollection())
   }
 
+  @Test("TraitCollection.current follows a change a handler makes to its node or above it")
+  func currentAfterHandlerChange() {
+    let graph = TraitGraph()
+    let parent = GTNode("parent")
+    let child = GTNode("child")
+    graph.root.addTraitChild(parent)
+    parent.addTraitChild(child)
+    graph.updateTraitsIfNeeded()
+    var seen: [(style: UserInterfaceStyle, theme: Int)] = []
+    child.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      node.traitOverrides.userInterfaceStyle = .dark
+      seen.append(
+        (TraitCollection.current.userInterfaceStyle, TraitCollection.current[GTThemeTrait.self])
+      )
+      parent.traitOverrides[GTThemeTrait.self] = 5
+      seen.append(
+        (TraitCollection.current.userInterfaceStyle, TraitCollection.current[GTThemeTrait.self])
+      )
+      #expect(TraitCollection.current == node.traitCollection)
+    }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+
+    #expect(seen.map(\.style) == [.dark, .dark])
+    #expect(seen.map(\.theme) == [0, 5])
+    #expect(TraitCollection.current == TraitCollection())
+  }
+
   @Test(
     "a task a handler creates does not inherit the pass's current; performAsCurrent carries it"
   )

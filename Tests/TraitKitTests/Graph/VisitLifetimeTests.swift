@@ -86,8 +86,8 @@ struct VisitLifetimeTests {
   }
 
   // NB: `performAsCurrent` hides the collection the pass publishes as `current`; the pass must
-  // keep it alive all the same, and `current` must show it again afterwards, not memory the body
-  // freed.
+  // keep it alive all the same, and `current` must show the node's collection afterwards, not
+  // memory the body freed.
   @Test(
     "a root handler that replaces the base traits, in performAsCurrent or not, leaves it alive",
     arguments: [false, true]
@@ -120,8 +120,8 @@ struct VisitLifetimeTests {
 
     #expect(log.entries == Self.eachHearsBothChanges)
     #expect(graph.root.traitCollection[GTThemeTrait.self] == 2)
-    // The handler's call goes on with the collection it was called with.
-    #expect(currentThemes == [1, 1])
+    // `current` is the node's collection as it is, the replaced base traits' once replaced (R6).
+    #expect(currentThemes == [1, 2])
   }
 
   @Test("an invalidation that replaces its node's collection leaves the next slot its baseline")
