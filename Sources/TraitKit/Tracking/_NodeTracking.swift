@@ -281,20 +281,18 @@ final class _TrackingRecord {
     return dependencies.contains { Unmanaged.passUnretained($0).toOpaque() == recorder.toOpaque() }
   }
 
-  /// Records a read of the trait with dense index `index` made through a collection of
-  /// `storage` that carries `recorder`.
+  /// Records a read of the trait with dense index `index` made through a collection that
+  /// carries `recorder`.
   ///
   /// The recorder is followed only when a tracked closure running on this thread — the innermost
   /// or one it encloses — holds it: those records are alive (their runs are on the stack), and
   /// so are the recorders they hold. A collection read on another thread, or after its run
-  /// ended, records nothing; nor does one whose recorder is gone, when a new recorder took its
-  /// address (see `_TraitReadRecorder.isOwn(_:)`).
+  /// ended, records nothing — unless its recorder is gone and a recorder made since, of a run
+  /// under way, got its address: collections hold their recorder unretained, and carry no other
+  /// identity of it (their storage may be any node's that shares it). Such a read then counts
+  /// for that recorder's node: at worst an extra invalidation, never a missed one.
   @usableFromInline
-  static func recordRead(
-    _ index: Int,
-    through recorder: Unmanaged<_TraitReadRecorder>,
-    of storage: Unmanaged<_Storage>
-  ) {
+  static func recordRead(_ index: Int, through recorder: Unmanaged<_TraitReadRecorder>) {
     guard let innermost = active else { return }
     // NB: nearly every recorded read goes through the recorder that the innermost run handed
     // out last, which is its recent dependency: that case is checked inline, with no closure
@@ -304,10 +302,10 @@ final class _TrackingRecord {
         ? record.run : nil
     }
     guard let run else {
-      recordRead(index, through: recorder, of: storage, walkingFrom: innermost)
+      recordRead(index, through: recorder, walkingFrom: innermost)
       return
     }
-    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run, of: storage) }
+    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run) }
   }
 
   /// `recordRead(_:through:)` when the recorder is not the innermost run's recent dependency:
@@ -316,14 +314,13 @@ final class _TrackingRecord {
   private static func recordRead(
     _ index: Int,
     through recorder: Unmanaged<_TraitReadRecorder>,
-    of storage: Unmanaged<_Storage>,
     walkingFrom innermost: Unmanaged<_TrackingRecord>
   ) {
     var record: Unmanaged<_TrackingRecord>? = innermost
     while let current = record {
       let recorded = current._withUnsafeGuaranteedRef { current in
         guard current.isRecording && current.holds(recorder) else { return false }
-        recorder._withUnsafeGuaranteedRef { $0.record(index, run: current.run, of: storage) }
+        recorder._withUnsafeGuaranteedRef { $0.record(index, run: current.run) }
         return true
       }
       if recorded { return }
@@ -457,39 +454,25 @@ final class _TraitReadRecorder: @unchecked Sendable {
     }
   }
 
-  /// Records a read of the trait with dense index `index`, made in run `run` of this recorder's
-  /// record through a collection of `storage`.
+  /// Records a read of the trait with dense index `index` in run `run` of this recorder's
+  /// record.
   ///
   /// - Precondition: The record is running on this thread (see `_TrackingRecord.recordRead`).
   @inline(__always)
-  func record(_ index: Int, run: UInt64, of storage: Unmanaged<_Storage>) {
+  func record(_ index: Int, run: UInt64) {
     guard isLive, self.run == run else { return }
     // NB: the first 64 traits, in one word of the set and the filter alike, with masking shifts:
     // a tracked read of one of them is two tests and an OR (traitkit-bench S7).
     guard index < 64 else {
-      if !traits.contains(index), isOwn(storage) { recordFirstRead(index) }
+      if !traits.contains(index) { recordFirstRead(index) }
       return
     }
     let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: index)
-    // NB: the storage is checked only for a trait this run has not read: once per trait and run.
-    guard traits.first & bit == 0, isOwn(storage) else { return }
+    guard traits.first & bit == 0 else { return }
     traits.first |= bit
     // NB: re-tracking the same reads ends here: the filter keeps the bits of earlier runs.
     guard filter.low & bit == 0 else { return }
     recordNewTrait(_TraitFilter(low: bit, high: 0))
-  }
-
-  /// Whether a collection of `storage` that carries this recorder's address was handed out by
-  /// it: then `storage` is the node's collection as this run first read it (the baseline) or
-  /// as it is now.
-  ///
-  /// A recorder is unretained by the collections that carry it: one that escaped its run may
-  /// outlive it, and a recorder made later may get its address. Such a collection holds another
-  /// node's storage, or this node's from before the run, so its reads are not this run's.
-  @inline(__always)
-  private func isOwn(_ storage: Unmanaged<_Storage>) -> Bool {
-    storage.toOpaque() == Unmanaged.passUnretained(baseline).toOpaque()
-      || storage.toOpaque() == node._resolvedRef.toOpaque()
   }
 
   /// Records the first read in this run of the trait with dense index `index`, one beyond the

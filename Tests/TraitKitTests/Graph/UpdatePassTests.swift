@@ -326,7 +326,7 @@ struct UpdatePassTests {
     graph.updateTraitsIfNeeded()
     var seen: [(style: UserInterfaceStyle, theme: Int)] = []
     child.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-      (node: GTNode, _: TraitCollection) in
+      [unowned parent] (node: GTNode, _: TraitCollection) in
       node.traitOverrides.userInterfaceStyle = .dark
       seen.append(
         (TraitCollection.current.userInterfaceStyle, TraitCollection.current[GTThemeTrait.self])
