@@ -1,6 +1,6 @@
 // TraitKit's thread-local state: the running tracked closure's record, the cell through which a
-// running update pass publishes `TraitCollection.current`, and the collection a tracked read
-// yields.
+// running update pass publishes `TraitCollection.current`, the collection a tracked read yields,
+// and the last stamp of an in-place access of overrides.
 //
 // Swift has no thread-local variables of its own, and `pthread_getspecific` costs a library
 // call on every tracked read. A C11 `_Thread_local` read through an inline accessor compiles to a
@@ -32,6 +32,17 @@ CTRAITKIT_SHARED_DEFINITION _Thread_local void *_Nullable ctraitkit_current_cell
 /// The two words of the `TraitCollection` a tracked closure read last on this thread (an
 /// unretained storage and recorder), for `TraitNode.traitCollection` to yield in place.
 CTRAITKIT_SHARED_DEFINITION _Thread_local void *_Nullable ctraitkit_tracked_read[2] = {0, 0};
+
+/// The last stamp this thread gave an in-place access of a node's overrides, or 0.
+CTRAITKIT_SHARED_DEFINITION _Thread_local unsigned long long ctraitkit_overrides_access_stamp = 0;
+
+static inline unsigned long long ctraitkit_get_overrides_access_stamp(void) {
+  return ctraitkit_overrides_access_stamp;
+}
+
+static inline void ctraitkit_set_overrides_access_stamp(unsigned long long stamp) {
+  ctraitkit_overrides_access_stamp = stamp;
+}
 
 static inline void *_Nullable ctraitkit_get_active_record(void) {
   return ctraitkit_active_record;

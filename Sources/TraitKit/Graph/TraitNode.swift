@@ -479,7 +479,7 @@ open class TraitNode: TraitEnvironment {
     get {
       guard let overrides = _overrides else { return TraitOverrides() }
       var value = overrides.pointee
-      value._owner = nil
+      value._accessStamp = 0
       return value
     }
     set {
@@ -489,7 +489,7 @@ open class TraitNode: TraitEnvironment {
       var newValue = newValue
       newValue._changed = .none
       let overrides = _overrides ?? _makeOverrides()
-      newValue._owner = UnsafeRawPointer(overrides)
+      newValue._accessStamp = 0
       let changed = overrides.pointee.differences(from: newValue)
       overrides.pointee = newValue
       if !changed.isEmpty { _overridesDidChange(changed) }
@@ -501,10 +501,13 @@ open class TraitNode: TraitEnvironment {
       // changes nothing, such as removing an override the node does not have, still gives the
       // node that memory: giving it back would cost every write a test (traitkit-bench S4).
       let overrides = _overrides ?? _makeOverrides()
+      let stamp = TraitNode._nextOverridesAccessStamp()
+      overrides.pointee._accessStamp = stamp
       yield &overrides.pointee
       // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned
-      // to — left another owner, and no record of what changed.
-      if overrides.pointee._owner != UnsafeRawPointer(overrides) {
+      // to, even with a value copied out of an earlier access — left another stamp, and no
+      // record of what changed.
+      if overrides.pointee._accessStamp != stamp {
         _overridesDidChangeWhole(overrides)
       } else if !overrides.pointee._changed.isEmpty {
         _overridesDidChangeAfterModify(overrides)
@@ -516,9 +519,7 @@ open class TraitNode: TraitEnvironment {
   @usableFromInline
   final func _makeOverrides() -> UnsafeMutablePointer<TraitOverrides> {
     let overrides = UnsafeMutablePointer<TraitOverrides>.allocate(capacity: 1)
-    var empty = TraitOverrides()
-    empty._owner = UnsafeRawPointer(overrides)
-    overrides.initialize(to: empty)
+    overrides.initialize(to: TraitOverrides())
     _overrides = overrides
     return overrides
   }
@@ -527,10 +528,36 @@ open class TraitNode: TraitEnvironment {
   /// traits it changed.
   @usableFromInline
   final func _overridesDidChangeWhole(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
-    overrides.pointee._owner = UnsafeRawPointer(overrides)
+    overrides.pointee._accessStamp = 0
     overrides.pointee._changed = .none
-    _overridesDidChange(_changesOfWholeOverrides(overrides.pointee))
+    let changed = _changesOfWholeOverrides(overrides.pointee)
+    guard changed.isEmpty else {
+      _overridesDidChange(changed)
+      return
+    }
+    // Equal values (R3: nothing is invalidated): the collection stays, and only what the node
+    // shields may differ, such as an override added with the value the node inherits. The
+    // next refresh applies the new overrides, which give the same values.
+    _shield = overrides.pointee._shield
   }
+
+  /// A stamp no other in-place access of any node's overrides has had, on any thread.
+  ///
+  /// Each thread takes a block of 2³² stamps at a time from a process-wide counter, so that a
+  /// stamp costs a thread-local increment.
+  @usableFromInline
+  static func _nextOverridesAccessStamp() -> UInt64 {
+    let previous = _ThreadLocals.overridesAccessStamp
+    var stamp = previous &+ 1
+    if previous == 0 || stamp & 0xFFFF_FFFF == 0 {
+      stamp = _overridesAccessStampBlocks.wrappingAdd(1, ordering: .relaxed).newValue << 32 | 1
+    }
+    _ThreadLocals.overridesAccessStamp = stamp
+    return stamp
+  }
+
+  /// The blocks of stamps taken so far (see `_nextOverridesAccessStamp()`).
+  private static let _overridesAccessStampBlocks = Atomic<UInt64>(0)
 
   /// The traits whose values at this node `new`, which replaced its overrides whole, may change.
   ///

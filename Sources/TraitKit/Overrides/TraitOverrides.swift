@@ -22,11 +22,13 @@ public struct TraitOverrides: MutableTraits {
   @usableFromInline var _specified = _TraitIndexSet()
   /// The traits whose override changed since the owning node last looked.
   @usableFromInline var _changed = _TraitFilter.none
-  /// The memory of the node that holds this value, or nil in a value no node holds.
+  /// The stamp of the in-place access of a node's overrides that yielded this value (see
+  /// `TraitNode._nextOverridesAccessStamp()`), or 0.
   ///
-  /// A node that finds another owner after an in-place access knows that the access replaced
-  /// its overrides whole rather than trait by trait.
-  @usableFromInline var _owner: UnsafeRawPointer?
+  /// Stamps are unique in the process: a node that finds another stamp after the access knows
+  /// that the access replaced its overrides whole — with `swap`, or with a value copied out of
+  /// this or any earlier access — rather than trait by trait, so that `_changed` says nothing.
+  @usableFromInline var _accessStamp: UInt64 = 0
 
   @inlinable
   init() {}

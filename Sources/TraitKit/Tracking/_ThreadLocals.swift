@@ -1,7 +1,8 @@
 import CTraitKitThreadLocal
 
-/// TraitKit's per-thread pointers: the innermost running tracked closure's record, and the cell
-/// through which a running update pass publishes `TraitCollection.current`.
+/// TraitKit's per-thread state: the innermost running tracked closure's record, the cell through
+/// which a running update pass publishes `TraitCollection.current`, and the last stamp of an
+/// in-place access of overrides.
 ///
 /// Each is one load or store of a C11 `_Thread_local` (see `CTraitKitThreadLocal.h`).
 enum _ThreadLocals {
@@ -22,6 +23,13 @@ enum _ThreadLocals {
       storage.toOpaque(),
       recorder.toOpaque()
     ).assumingMemoryBound(to: TraitCollection.self)
+  }
+
+  /// The last stamp this thread gave an in-place access of overrides, or 0 (see
+  /// `TraitNode._nextOverridesAccessStamp()`).
+  static var overridesAccessStamp: UInt64 {
+    @inline(__always) get { ctraitkit_get_overrides_access_stamp() }
+    @inline(__always) set { ctraitkit_set_overrides_access_stamp(newValue) }
   }
 
   /// The cell of the update pass running on this thread (unretained), or nil.

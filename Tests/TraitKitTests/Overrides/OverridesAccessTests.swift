@@ -1,0 +1,129 @@
+import Testing
+
+@testable import TraitKit
+
+// A node tells an in-place access of its `traitOverrides` that edited them trait by trait from
+// one that replaced them whole, by a stamp that each access gives the value it yields: unique in
+// the process, so that a value copied out of one access and assigned back in a later one, on
+// this node or another, counts as a whole replacement.
+
+/// Copies `overrides` out of the access that passes them.
+private func oaCopy(_ overrides: inout TraitOverrides, into saved: inout TraitOverrides?) {
+  saved = overrides
+}
+
+/// Assigns `saved` to the overrides an access passes.
+private func oaRestore(_ overrides: inout TraitOverrides, from saved: TraitOverrides) {
+  overrides = saved
+}
+
+@Suite("In-place accesses of trait overrides")
+struct OverridesAccessTests {
+  @Test(
+    "overrides copied out in one in-place access and assigned back in a later one apply at once"
+  )
+  func savedAndRestoredAcrossAccesses() throws {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    var calls: [UserInterfaceSizeClass] = []
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in calls.append(node.traitCollection.horizontalSizeClass)
+    }
+    node.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+
+    var saved: TraitOverrides?
+    oaCopy(&node.traitOverrides, into: &saved)
+    node.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    #expect(calls == [.compact])
+
+    oaRestore(&node.traitOverrides, from: try #require(saved))
+    #expect(!node.traitOverrides.contains(TraitHorizontalSizeClass.self))
+    #expect(node.traitCollection.horizontalSizeClass == .unspecified)
+    #expect(node.traitCollection.userInterfaceStyle == .dark)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == [.compact, .unspecified])
+  }
+
+  @Test("overrides copied out of one node's in-place access apply when assigned to another's")
+  func copiedBetweenNodesThroughAccesses() throws {
+    let graph = TraitGraph()
+    let source = GTNode("source")
+    let target = GTNode("target")
+    graph.root.gtAdd(source, target)
+    source.traitOverrides.horizontalSizeClass = .compact
+    var saved: TraitOverrides?
+    oaCopy(&source.traitOverrides, into: &saved)
+
+    oaRestore(&target.traitOverrides, from: try #require(saved))
+
+    #expect(target.traitCollection.horizontalSizeClass == .compact)
+  }
+
+  @Test("a copy made and assigned back within one access changes nothing, as no edit would")
+  func copyWithinOneAccess() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    node.traitOverrides.horizontalSizeClass = .regular
+    graph.updateTraitsIfNeeded()
+    let epoch = graph._epoch
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    func editAndUndo(_ overrides: inout TraitOverrides) {
+      let before = overrides
+      overrides.horizontalSizeClass = .compact
+      overrides = before
+    }
+    editAndUndo(&node.traitOverrides)
+
+    #expect(graph._epoch == epoch)
+    #expect(requests == 0)
+    #expect(node.traitCollection.horizontalSizeClass == .regular)
+  }
+
+  @Test("assigning a node the overrides it has through an in-place access invalidates nothing")
+  func equalWholeValueInvalidatesNothing() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    node.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    _ = node.traitCollection
+    let epoch = graph._epoch
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    oaRestore(&node.traitOverrides, from: node.traitOverrides)
+
+    #expect(graph._epoch == epoch)
+    #expect(requests == 0)
+    #expect(node.traitCollection.horizontalSizeClass == .compact)
+  }
+
+  @Test("an equal-valued override added through an in-place access shields the node from then on")
+  func equalValuedOverrideShields() {
+    let graph = TraitGraph()
+    let node = GTNode("node")
+    graph.root.addTraitChild(node)
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    _ = node.traitCollection
+    var calls = 0
+    node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in calls += 1
+    }
+    var overrides = node.traitOverrides
+    overrides.horizontalSizeClass = .compact
+    oaRestore(&node.traitOverrides, from: overrides)
+
+    graph.root.traitOverrides.horizontalSizeClass = .regular
+    graph.updateTraitsIfNeeded()
+
+    #expect(node.traitCollection.horizontalSizeClass == .compact)
+    #expect(calls == 0)
+  }
+}
