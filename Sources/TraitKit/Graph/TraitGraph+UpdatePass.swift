@@ -62,6 +62,8 @@ extension TraitGraph {
     guard start !== root else { return updateTraitsIfNeeded() }
     _subtreePassStart = Unmanaged.passUnretained(start)
     defer { _subtreePassStart = nil }
+    /// The start's ancestors, nearest first, when changes pending at them reach the subtree.
+    var ancestors: [TraitNode] = []
     _runPass(from: start) {
       // Changes pending above `start`, less those an override on the way down shields.
       var inherited = _TraitFilter.none
@@ -72,8 +74,16 @@ extension TraitGraph {
         shield |= node._shield
         ancestor = node._parent
       }
+      if !inherited.isEmpty {
+        ancestor = start._parent
+        while let node = ancestor {
+          ancestors.append(node)
+          ancestor = node._parent
+        }
+      }
       return inherited
     }
+    _keepPendingNeededOutside(start, below: ancestors)
     // The ancestors' flags may now claim pending work that the subtree pass has done.
     var child = start
     while let parent = child._parent {
@@ -87,6 +97,40 @@ extension TraitGraph {
     // NB: not only the start's ancestors now: a handler may have moved or detached the start or
     // one of them, whose former ancestors still claim the work.
     _isDirty = _hasPendingWork()
+  }
+
+  /// Narrows the changes pending at `ancestors`, the nearest first, which a subtree pass from
+  /// `start` delivered to its subtree, to those that something outside that subtree observes: the
+  /// ancestor itself, or a subtree of one of its other children that does not override them.
+  ///
+  /// Without it, a change above that only the subtree observes would keep the graph dirty after
+  /// the subtree pass delivered it, and the next change would not call `onNeedsUpdate` (R5). Only
+  /// while the ancestors are still the start's, as they were when the pass began.
+  private func _keepPendingNeededOutside(_ start: TraitNode, below ancestors: [TraitNode]) {
+    guard !ancestors.isEmpty,
+      start._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque()
+    else { return }
+    var node = start
+    for ancestor in ancestors {
+      guard node._parent === ancestor else { return }
+      node = ancestor
+    }
+    guard node._parent == nil else { return }
+    // The traits observed under `child` outside the start's subtree that a change at its parent
+    // reaches.
+    var neededBelow = _TraitFilter.none
+    var child = start
+    for ancestor in ancestors {
+      var needed = ancestor._observedHere | (neededBelow & ~child._shield)
+      for position in 0..<ancestor._children.count {
+        ancestor._children[position]._withUnsafeGuaranteedRef { other in
+          if other !== child { needed |= other._subtreeObserved & ~other._shield }
+        }
+      }
+      ancestor._pending = ancestor._pending & needed
+      neededBelow = needed
+      child = ancestor
+    }
   }
 
   /// Whether a change in the tree still waits for a pass.

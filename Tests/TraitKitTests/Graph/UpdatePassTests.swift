@@ -765,6 +765,72 @@ struct UpdatePassTests {
     #expect(requests == 2)
   }
 
+  @Test("a subtree pass that delivers a change above it to its only observers cleans the graph")
+  func subtreePassDeliversChangeAboveAndCleans() {
+    let graph = TraitGraph()
+    let a = GTNode("a")
+    let b = GTNode("b")
+    graph.root.gtAdd(a, b)
+    var calls = 0
+    a.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: GTNode, _: TraitCollection) in calls += 1
+    }
+    b.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (_: GTNode, _: TraitCollection) in calls += 100
+    }
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    #expect(requests == 1)
+    a.updateTraitsIfNeeded()
+    #expect(calls == 1)
+    // Clean again: the next change asks for a pass.
+    a.traitOverrides.horizontalSizeClass = .regular
+    #expect(requests == 2)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == 2)
+
+    // And a pass of the graph then finds nothing to do.
+    graph.root.traitOverrides.horizontalSizeClass = .regular
+    a.traitOverrides.remove(TraitHorizontalSizeClass.self)
+    a.updateTraitsIfNeeded()
+    #expect(calls == 2)
+    graph.updateTraitsIfNeeded()
+    #expect(graph.statistics.lastPass.rounds == 0)
+    #expect(requests == 3)
+  }
+
+  @Test("a subtree pass leaves a change above it pending for the other observers below an ancestor")
+  func subtreePassKeepsChangeAboveForOthers() {
+    let graph = TraitGraph()
+    let middle = GTNode("middle")
+    let start = GTNode("start")
+    let cousin = GTNode("cousin")
+    let shielded = GTNode("shielded")
+    graph.root.gtAdd(middle, shielded)
+    middle.gtAdd(start, cousin)
+    shielded.traitOverrides.horizontalSizeClass = .regular
+    var calls: [String] = []
+    for node in [start, cousin, shielded] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in calls.append(node.name)
+      }
+    }
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    start.updateTraitsIfNeeded()
+    #expect(calls == ["start"])
+    // The cousin still waits for the change; the shielded node, which overrides it, does not.
+    graph.updateTraitsIfNeeded()
+    #expect(calls == ["start", "cousin"])
+    #expect(requests == 1)
+  }
+
   @Test(
     "a subtree pass whose handler moves or detaches its start leaves the graph clean",
     arguments: [GTSubtreeStartFate.detached, .movedInGraph, .movedToOtherGraph, .parentDetached]
