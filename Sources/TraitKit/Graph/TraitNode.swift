@@ -786,7 +786,12 @@ open class TraitNode: TraitEnvironment {
   /// new last child of this node goes, or 0: the child then joined behind the walk, and a walk
   /// that passed this subtree earlier did not go past it.
   @inline(__always) final func _roundGonePastNewChildren() -> UInt64 {
-    guard let graph = _graphRef else { return 0 }
+    guard let graph = _graphRef else {
+      // Outside any graph: a node that a round went past before it left its graph (a handler
+      // detached it) keeps that round's mark; a child that joins it now joined behind that walk,
+      // which never went past the child, should it come back ahead of it.
+      return _roundMark & 1 == 0 ? _roundMark >> 1 : 0
+    }
     let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
     guard round != 0 else { return 0 }
     let behind =

@@ -1071,6 +1071,44 @@ struct DifferentialRegressionTests {
     #expect(log == ["X"])
   }
 
+  // MARK: Fixed: a node that joined a detached node the round went past waited a round
+
+  @Test("a node that joins a node a handler detached, then comes ahead of the walk, is called then")
+  func joinedDetachedNodeThenAhead() {
+    // R5. Found by the soak (seed 0x38f633f2cbed0d33, sequence 92090). B's handler detaches A,
+    // which the round visited, puts N, a detached node, under A, then under C, which the round
+    // has not reached. N was never where the walk went, so the round calls it; it waited for
+    // round 2, as if the walk had gone past it under A. Fixed: a child that joins a detached
+    // node joins behind the walk that went past that node.
+    let graph = TraitGraph()
+    let (a, b, c, n) = (TraitNode(), TraitNode(), TraitNode(), TraitNode())
+    graph.root.addTraitChild(a)
+    graph.root.addTraitChild(b)
+    b.addTraitChild(c)
+    c.traitOverrides.userInterfaceStyle = .dark
+    var log: [String] = []
+    for (node, name) in [(a, "A"), (b, "B")] {
+      node.registerForTraitChanges([TraitAccessibilityContrast.self]) {
+        [unowned graph, unowned a, unowned c, unowned n] (_: TraitNode, _: TraitCollection) in
+        log.append("\(name)@\(graph.statistics.lastPass.rounds)")
+        guard name == "B" else { return }
+        a.removeFromTraitParent()
+        a.addTraitChild(n)
+        c.addTraitChild(n)
+      }
+    }
+    n.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph] (_: TraitNode, _: TraitCollection) in
+      log.append("N@\(graph.statistics.lastPass.rounds)")
+    }
+    graph.updateTraitsIfNeeded()
+
+    graph.baseTraits = TraitCollection(TraitAccessibilityContrast.self, value: .high)
+    graph.updateTraitsIfNeeded()
+
+    #expect(log == ["A@1", "B@1", "N@1"])
+  }
+
   // MARK: Fixed: a node the round passed clean was called in the same round
 
   @Test("a change behind the walk waits for the next round even when a handler changes the path")
