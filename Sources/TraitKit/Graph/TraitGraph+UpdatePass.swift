@@ -74,7 +74,8 @@ extension TraitGraph {
         shield |= node._shield
         ancestor = node._parent
       }
-      if !inherited.isEmpty {
+      // NB: once: the closure runs again for each round of the pass.
+      if !inherited.isEmpty, ancestors.isEmpty {
         ancestor = start._parent
         while let node = ancestor {
           ancestors.append(node)

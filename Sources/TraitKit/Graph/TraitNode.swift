@@ -537,8 +537,12 @@ open class TraitNode: TraitEnvironment {
     }
     // Equal values (R3: nothing is invalidated): the collection stays, and only what the node
     // shields may differ, such as an override added with the value the node inherits. The
-    // next refresh applies the new overrides, which give the same values.
+    // next refresh applies the new overrides, which give the same values. A trait newly
+    // shielded is pending here, as any added override is: a change above that the node's
+    // registrations have not heard of yet would no longer reach them through the shield.
+    let added = overrides.pointee._shield & ~_shield
     _shield = overrides.pointee._shield
+    if !added.isEmpty { _markPending(added) }
   }
 
   /// A stamp no other in-place access of any node's overrides has had, on any thread.
@@ -787,10 +791,14 @@ open class TraitNode: TraitEnvironment {
   /// that passed this subtree earlier did not go past it.
   @inline(__always) final func _roundGonePastNewChildren() -> UInt64 {
     guard let graph = _graphRef else {
-      // Outside any graph: a node that a round went past before it left its graph (a handler
-      // detached it) keeps that round's mark; a child that joins it now joined behind that walk,
-      // which never went past the child, should it come back ahead of it.
-      return _roundMark & 1 == 0 ? _roundMark >> 1 : 0
+      // Outside any graph: a node that the running round went past before it left its graph (a
+      // handler detached it) keeps that round's mark; a child that joins it now joined behind
+      // that walk, which never went past the child, should it come back ahead of it. A mark of
+      // a round that has ended says nothing.
+      guard _roundMark & 1 == 0, _roundMark != 0, let running = _CurrentCell.activeGraph,
+        running._withUnsafeGuaranteedRef({ Self._visitMark(of: $0._walkRound) }) == _roundMark
+      else { return 0 }
+      return _roundMark >> 1
     }
     let round = graph._withUnsafeGuaranteedRef { $0._walkRound }
     guard round != 0 else { return 0 }

@@ -802,6 +802,37 @@ struct UpdatePassTests {
     #expect(requests == 3)
   }
 
+  @Test("a subtree pass of two rounds that delivered a change above it cleans the graph too")
+  func twoRoundSubtreePassCleans() {
+    let graph = TraitGraph()
+    let (a, b, c) = (GTNode("a"), GTNode("b"), GTNode("c"))
+    graph.root.gtAdd(a, b)
+    a.addTraitChild(c)
+    var calls = 0
+    a.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      [unowned c] (_: GTNode, _: TraitCollection) in
+      calls += 1
+      c.traitOverrides.userInterfaceStyle = .dark
+    }
+    c.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (_: GTNode, _: TraitCollection) in calls += 100
+    }
+    b.registerForTraitChanges([TraitLegibilityWeight.self]) {
+      (_: GTNode, _: TraitCollection) in calls += 10_000
+    }
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    a.updateTraitsIfNeeded()
+    #expect(calls == 101)
+    #expect(graph.statistics.lastPass.rounds == 2)
+
+    b.traitOverrides.legibilityWeight = .bold
+    #expect(requests == 2)
+  }
+
   @Test("a subtree pass leaves a change above it pending for the other observers below an ancestor")
   func subtreePassKeepsChangeAboveForOthers() {
     let graph = TraitGraph()

@@ -126,4 +126,29 @@ struct OverridesAccessTests {
     #expect(node.traitCollection.horizontalSizeClass == .compact)
     #expect(calls == 0)
   }
+
+  @Test("an equal-valued override added through an in-place access still hears a change above")
+  func equalValuedOverrideHearsPendingChange() {
+    let graph = TraitGraph()
+    let parent = GTNode("parent")
+    let node = GTNode("node")
+    graph.root.addTraitChild(parent)
+    parent.addTraitChild(node)
+    var calls: [UserInterfaceStyle] = []
+    node.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      (node: GTNode, _: TraitCollection) in calls.append(node.traitCollection.userInterfaceStyle)
+    }
+    graph.updateTraitsIfNeeded()
+    // A change above, which the node's registration has not heard of yet...
+    parent.traitOverrides.userInterfaceStyle = .dark
+    _ = node.traitCollection
+    // ...then an override of the value the node now inherits.
+    var overrides = TraitOverrides()
+    overrides.userInterfaceStyle = .dark
+    oaRestore(&node.traitOverrides, from: overrides)
+
+    graph.updateTraitsIfNeeded()
+
+    #expect(calls == [.dark])
+  }
 }

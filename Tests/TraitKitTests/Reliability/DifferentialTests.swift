@@ -1109,6 +1109,41 @@ struct DifferentialRegressionTests {
     #expect(log == ["A@1", "B@1", "N@1"])
   }
 
+  @Test("a node the round called, put under a node an earlier pass visited, waits a round")
+  func joinedNodeWithStaleMarkWaits() {
+    // R5. The fix above first trusted any round's mark on the detached node: P, visited by an
+    // earlier pass and then detached, made A, which the running round had called, count as
+    // joined behind that old round, and the round called A again under B.
+    let graph = TraitGraph()
+    let (a, b, p) = (TraitNode(), TraitNode(), TraitNode())
+    graph.root.addTraitChild(p)
+    p.registerForTraitChanges([TraitLegibilityWeight.self]) { (_: TraitNode, _: TraitCollection) in
+    }
+    graph.updateTraitsIfNeeded()
+    graph.baseTraits = TraitCollection(TraitLegibilityWeight.self, value: .bold)
+    graph.updateTraitsIfNeeded()
+    p.removeFromTraitParent()
+    graph.root.addTraitChild(a)
+    graph.root.addTraitChild(b)
+    b.traitOverrides.userInterfaceStyle = .dark
+    var log: [String] = []
+    var moved = false
+    a.registerForTraitChanges([TraitAccessibilityContrast.self, TraitUserInterfaceStyle.self]) {
+      [unowned graph, unowned b, unowned p] (a: TraitNode, _: TraitCollection) in
+      log.append("A@\(graph.statistics.lastPass.rounds)")
+      guard !moved else { return }
+      moved = true
+      p.addTraitChild(a)
+      b.addTraitChild(a)
+    }
+    graph.updateTraitsIfNeeded()
+
+    graph.baseTraits = TraitCollection(TraitAccessibilityContrast.self, value: .high)
+    graph.updateTraitsIfNeeded()
+
+    #expect(log == ["A@1", "A@2"])
+  }
+
   // MARK: Fixed: a node the round passed clean was called in the same round
 
   @Test("a change behind the walk waits for the next round even when a handler changes the path")
