@@ -75,9 +75,9 @@ struct Runner {
           allocations[workload.contender] = Double(count) / Double(workload.operations)
         }
         if workload.retainedBytes != .none {
-          let before = heapBytesInUse()
-          let seen = workload.run()
-          let bytes = heapBytesInUse() - before
+          let (bytes, seen) = Allocations.retainedBytes(measuredBy: heapBytesInUse) {
+            workload.run()
+          }
           check(seen, workload, label)
           retainedBytes[workload.contender] = bytes
           if bytes != 0, workload.retainedBytes == .mustBeZero {
