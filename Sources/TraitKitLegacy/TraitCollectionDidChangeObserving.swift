@@ -65,7 +65,7 @@ extension TraitCollectionDidChangeObserving {
   /// - Parameter interestingTraits: The traits the node's implementation actually uses. They
   ///   change nothing about when it is called; a call in which none of them changed counts in
   ///   ``TraitKit/TraitGraph/Statistics/Pass/wastedLegacyCallbacks``, which is what migrating
-  ///   would save.
+  ///   would save. With none declared (the default), no call counts as wasted.
   public func adoptTraitCollectionDidChange(interestingTraits: [Trait] = []) {
     guard !_observesAllTraitChanges else { return }
     _ = _registerForAllTraitChanges(interestingTraits: interestingTraits) { node, previous in

@@ -185,6 +185,20 @@ struct TraitCollectionDidChangeTests {
     #expect(graph.statistics.lastPass.wastedLegacyCallbacks == 0)
   }
 
+  @Test("a node that declared no interesting traits counts no call as wasted")
+  func noInterestingTraitsCountsNothingWasted() {
+    let log = EventLog()
+    let graph = TraitGraph()
+    let node = LegacyNode("node", log: log)
+    graph.root.addTraitChild(node)
+
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+    #expect(log.events == ["node.legacy"])
+    #expect(graph.statistics.lastPass.legacyCallbacksDelivered == 1)
+    #expect(graph.statistics.lastPass.wastedLegacyCallbacks == 0)
+  }
+
   @Test("the adoption ends with its node")
   func lifetime() {
     let graph = TraitGraph()

@@ -3,7 +3,7 @@ extension TraitGraph {
   public struct Statistics: Hashable, Sendable {
     /// Counters of one update pass.
     public struct Pass: Hashable, Sendable {
-      /// The rounds the pass ran; 0 when nothing was pending.
+      /// The rounds the pass ran; 0 when the graph was clean.
       public var rounds = 0
       /// The nodes the pass visited, over all rounds.
       public var nodesVisited = 0
@@ -11,8 +11,10 @@ extension TraitGraph {
       public var callbacksDelivered = 0
       /// The legacy "did change" callbacks it delivered (see the `TraitKitLegacy` module).
       public var legacyCallbacksDelivered = 0
-      /// The legacy callbacks in which none of the traits the adopting node declared interesting
-      /// changed: the calls that registering for those traits would have saved.
+      /// The legacy callbacks that registering for the traits in use would have saved.
+      ///
+      /// A call counts when none of the traits the adopting node declared interesting changed.
+      /// A node that declared no interesting traits counts no call here.
       public var wastedLegacyCallbacks = 0
       /// The automatic-tracking invalidations it ran.
       public var invalidationsDelivered = 0

@@ -689,7 +689,8 @@ open class TraitNode: TraitEnvironment {
 
   /// Runs the update pass for this node's subtree now, delivering pending changes synchronously.
   ///
-  /// Does nothing for a detached node, or when called from inside a pass.
+  /// Does nothing for a detached node, or when called from inside a pass of its graph (that
+  /// pass's rounds cover the change). Inside another graph's pass, it runs.
   public final func updateTraitsIfNeeded() {
     _graph?._updateTraits(from: self)
   }

@@ -429,6 +429,35 @@ struct UpdatePassTests {
     #expect(outer.statistics.lastPass.callbacksDelivered == 1)
   }
 
+  @Test("a subtree pass run from another graph's handler delivers: only its graph's pass blocks it")
+  func subtreePassOfAnotherGraphFromHandler() {
+    let outer = TraitGraph()
+    let inner = TraitGraph()
+    let outerNode = GTNode("outer")
+    let innerNode = GTNode("inner")
+    outer.root.addTraitChild(outerNode)
+    inner.root.addTraitChild(innerNode)
+    let log = GTLog()
+    innerNode.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      log.append("inner \(node.traitCollection.horizontalSizeClass)")
+    }
+    outerNode.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in
+      innerNode.traitOverrides.horizontalSizeClass = .regular
+      innerNode.updateTraitsIfNeeded()
+      log.append("outer done")
+    }
+
+    outerNode.traitOverrides.horizontalSizeClass = .compact
+    outer.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["inner regular", "outer done"])
+    #expect(inner.statistics.lastPass.callbacksDelivered == 1)
+    inner.updateTraitsIfNeeded()
+    #expect(inner.statistics.lastPass.rounds == 0, "the inner graph was left clean")
+  }
+
   // MARK: - Rounds
 
   @Test("changes that handlers make are delivered by a second round of the same call")
