@@ -51,15 +51,24 @@ if TraitGraph._internalChecksEnabled {
   )
 }
 
-var notes = [
-  "observation and notificationcenter get the floor's tree walk: their figures isolate "
-    + "notification cost, not propagation.",
-  "Every sample's callback count is checked; ratios are medians over the floor's median in "
-    + "this same run.",
-  "S6 and S8 are memory-bound: their ratios grow when the host's other tenants leave this "
-    + "process less shared cache. load_latency_ns is a dependent load's latency by working-set "
-    + "size before and after the run: a jump to memory latency at 4 or 8 MiB means a squeezed run.",
-]
+var notes =
+  options.command == .run
+  ? [
+    "observation and notificationcenter get the floor's tree walk: their figures isolate "
+      + "notification cost, not propagation.",
+    "Every sample's callback count is checked; ratios are medians over the floor's median in "
+      + "this same run.",
+    "S6 and S8 are memory-bound: their ratios grow when the host's other tenants leave this "
+      + "process less shared cache. load_latency_ns is a dependent load's latency by "
+      + "working-set size before and after the run: a jump to memory latency at 4 or 8 MiB "
+      + "means a squeezed run.",
+  ]
+  : [
+    "Every sample's callback count is checked, and after each sample one untimed cycle checks "
+      + "the engine's callbacks, legacy callbacks and wasted ones per change against the model.",
+    "A wasted callback is a legacy call to a node that uses none of the traits that changed; "
+      + "ratios are legacy over traitkit, medians of this same run.",
+  ]
 if isDebugBuild { notes.insert("DEBUG BUILD: timings are not representative.", at: 0) }
 if TraitGraph._internalChecksEnabled {
   notes.insert("INTERNAL CHECKS ON: timings are not representative.", at: 0)

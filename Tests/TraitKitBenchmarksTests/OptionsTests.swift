@@ -112,6 +112,25 @@ struct OptionsTests {
     try Options.parse([]).checkContenders(of: allScenarios + allComparisons)
   }
 
+  @Test("a chosen contender that no chosen scenario measures fails before the run")
+  func contenderThatNothingMeasures() throws {
+    let compare = try Options.parse(["compare", "--contender", "traitkit,observation"])
+    let error = #expect(throws: UsageError.self) {
+      try compare.checkContenders(of: compare.selectScenarios(from: allComparisons))
+    }
+    #expect(
+      error?.message
+        == "no chosen scenario measures observation; they measure floor, traitkit, traitkit-legacy"
+    )
+    let run = try Options.parse(["--scenario", "S8", "--contender", "floor,notificationcenter"])
+    #expect(throws: UsageError.self) {
+      try run.checkContenders(of: run.selectScenarios(from: allScenarios))
+    }
+    // Contenders that some chosen scenario measures pass, though others leave them out.
+    let mixed = try Options.parse(["--scenario", "S1,S8", "--contender", "floor,observation"])
+    try mixed.checkContenders(of: mixed.selectScenarios(from: allScenarios))
+  }
+
   @Test("each scenario measures the contenders anchors.md §5.3 gives it")
   func scenarioContenders() {
     let measured = Dictionary(uniqueKeysWithValues: allScenarios.map { ($0.id, $0.contenders) })

@@ -124,6 +124,23 @@ struct ReportTests {
     }
   }
 
+  @Test("compare without both traitkit and its legacy adapter says why it has no ratio row")
+  func comparisonWithoutLegacy() {
+    let full = comparisonReport()
+    let report = Report(
+      host: full.host,
+      results: full.results.filter { $0.contender != .traitkitLegacy },
+      summaries: full.summaries,
+      notes: []
+    )
+    for format in [OutputFormat.table, .markdown] {
+      let text = report.render(format)
+      let section = text.components(separatedBy: "traitkit-legacy ÷ traitkit").last ?? ""
+      #expect(section.contains("No ratio: it needs both traitkit-legacy and traitkit in the run."))
+      #expect(!section.contains("legacy cb"), "no empty table under the title")
+    }
+  }
+
   @Test("JSON has the host and one object per scenario, contender and point, with the issue's keys")
   func json() throws {
     let text = sampleReport().render(.json)

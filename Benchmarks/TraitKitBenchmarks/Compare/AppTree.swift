@@ -15,6 +15,7 @@ final class AppTree {
 
   let graph: TraitGraph
   let nodes: [TraitNode]
+  let observation: Observation
   /// Counts the callbacks of every node.
   let counter: CallbackCounter
 
@@ -23,6 +24,7 @@ final class AppTree {
   init(_ app: AppShape, observation: Observation) {
     let counter = CallbackCounter()
     self.counter = counter
+    self.observation = observation
     let adopter: any LegacyAdopting = LegacyAdopter()
     let tree = TraitKitTree(app.shape) {
       observation == .legacy ? adopter.makeNode(counter: counter) : TraitNode()

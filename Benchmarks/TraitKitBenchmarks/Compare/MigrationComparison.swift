@@ -10,9 +10,11 @@ import TraitKit
 /// interesting traits, and are called whenever their collection changed; the registration
 /// contender's nodes register for exactly the traits they use; the floor calls the same nodes
 /// as the registrations from closure arrays. The summary gives the callbacks per change, and
-/// the legacy callbacks wasted on nodes that use none of the changed traits, as the engine's
-/// `wastedLegacyCallbacks` counted them once at setup; the legacy contender's results carry
-/// them too (the others waste none).
+/// the legacy callbacks wasted on nodes that use none of the changed traits; the legacy
+/// contender's results carry them too (the others waste none). After every sample, outside its
+/// timed region, each TraitKit contender replays one cycle and checks the engine's statistics
+/// of each change against the model: the registrations' callbacks, the legacy callbacks, and
+/// the wasted ones, so that a wrong figure fails the run as a wrong callback total does.
 struct MigrationComparison: Scenario {
   /// The tree every comparison uses.
   static let app = AppShape()
@@ -23,8 +25,6 @@ struct MigrationComparison: Scenario {
   let summary: String
   private let cycle: [AppChange]
   private let effects: [AppChange.Effect]
-  /// The legacy callbacks delivered, and wasted, over one cycle, as the engine counts them.
-  private let legacyCounts: (delivered: Int, wasted: Int)
 
   init(_ workload: MigrationWorkload) {
     let app = Self.app
@@ -33,14 +33,7 @@ struct MigrationComparison: Scenario {
     name = workload.name
     cycle = workload.cycle(in: app)
     effects = app.simulate(cycle)
-    legacyCounts = Self.countLegacyCallbacks(app: app, cycle: cycle)
-    summary = Self.summarize(
-      workload,
-      app: app,
-      effects: effects,
-      period: cycle.count,
-      legacyCounts: legacyCounts
-    )
+    summary = Self.summarize(workload, app: app, effects: effects, period: cycle.count)
   }
 
   func points(_ preset: SizePreset) -> [[(String, Int)]] {
@@ -52,14 +45,14 @@ struct MigrationComparison: Scenario {
     let legacyPerCycle = effects.reduce(0) { $0 + $1.changedNodes }
     let registrationsPerCycle = effects.reduce(0) { $0 + $1.usingNodes }
     // NB: each contender makes as many whole cycles as fit a budget of callbacks, so that its
-    // samples last about 20–40 ms at full size whatever a change costs it.
+    // samples last at least about 20 ms at full size whatever a change costs it (anchors §5.1).
     func workload(
       _ contender: Contender,
       callbacksPerCycle: Int,
       wastedPerCycle: Int = 0,
-      _ makeRun: (_ changes: Int) -> (run: () -> Int, visited: () -> Int)
+      _ makeRun: (_ changes: Int) -> Run
     ) -> Workload {
-      let budget = preset.pick(smoke: 2_000, quick: 16_000, full: 80_000)
+      let budget = preset.pick(smoke: 2_000, quick: 16_000, full: 320_000)
       let cycles = max(2, budget * (contender == .floor ? 4 : 1) / max(callbacksPerCycle, 1))
       let changes = cycles * cycle.count
       let run = makeRun(changes)
@@ -70,6 +63,7 @@ struct MigrationComparison: Scenario {
         operations: changes,
         expectedCallbacks: cycles * callbacksPerCycle,
         nodesVisited: run.visited,
+        verify: run.verify,
         run: run.run
       )
       workload.wastedCallbacks = cycles * wastedPerCycle
@@ -83,7 +77,7 @@ struct MigrationComparison: Scenario {
       workload(
         .traitkitLegacy,
         callbacksPerCycle: legacyPerCycle,
-        wastedPerCycle: legacyCounts.wasted
+        wastedPerCycle: legacyPerCycle - registrationsPerCycle
       ) {
         traitKitRun(AppTree(app, observation: .legacy), $0)
       },
@@ -92,10 +86,13 @@ struct MigrationComparison: Scenario {
 
   // MARK: - Contenders
 
-  private func floorRun(
-    _ app: AppShape,
-    _ changes: Int
-  ) -> (run: () -> Int, visited: () -> Int) {
+  /// A contender's sample, its untimed count of the nodes a sample visits, and its check of
+  /// one untimed cycle (see ``Workload/verify``).
+  private typealias Run = (
+    run: () -> Int, visited: () -> Int, verify: (() -> (callbacks: Int, wrong: String?))?
+  )
+
+  private func floorRun(_ app: AppShape, _ changes: Int) -> Run {
     let counter = CallbackCounter()
     let floor = AppFloor(app) { counter.count += 1 }
     let nodes = cycle.map(\.node)
@@ -109,13 +106,10 @@ struct MigrationComparison: Scenario {
       }
       return counter.take()
     }
-    return (run, { floor.nodesVisited })
+    return (run, { floor.nodesVisited }, nil)
   }
 
-  private func traitKitRun(
-    _ tree: AppTree,
-    _ changes: Int
-  ) -> (run: () -> Int, visited: () -> Int) {
+  private func traitKitRun(_ tree: AppTree, _ changes: Int) -> Run {
     let writers = cycle.map(tree.writer(for:))
     let graph = tree.graph
     let counter = tree.counter
@@ -139,40 +133,60 @@ struct MigrationComparison: Scenario {
       _ = counter.take()
       return visited
     }
-    return (run, visited)
+    let effects = effects
+    return (run, visited, { (0, Self.checkCycle(of: tree, writers: writers, effects: effects)) })
+  }
+
+  /// Replays one cycle on `tree` (`writers` makes its changes), untimed, and compares the
+  /// engine's statistics of each change with the model's `effects`: what is wrong, or nil.
+  ///
+  /// A legacy tree must deliver a legacy callback to each node whose collection changed and
+  /// count as wasted those to nodes that use none of the changed traits; a registration tree
+  /// must call each node that uses a changed trait. The cycle returns the tree to its state.
+  static func checkCycle(
+    of tree: AppTree,
+    writers: [() -> Void],
+    effects: [AppChange.Effect]
+  ) -> String? {
+    let graph = tree.graph
+    var wrong: String?
+    var callbacks = 0
+    for (index, effect) in effects.enumerated() {
+      writers[index]()
+      graph.updateTraitsIfNeeded()
+      let pass = graph.statistics.lastPass
+      let seen = (
+        pass.callbacksDelivered, pass.legacyCallbacksDelivered, pass.wastedLegacyCallbacks
+      )
+      let expected =
+        tree.observation == .legacy
+        ? (0, effect.changedNodes, effect.changedNodes - effect.usingNodes)
+        : (effect.usingNodes, 0, 0)
+      callbacks += expected.0 + expected.1
+      if wrong == nil, seen != expected {
+        wrong =
+          "change \(index + 1) of the cycle: the engine counted \(seen.0) callbacks, "
+          + "\(seen.1) legacy callbacks, \(seen.2) wasted; the model expects \(expected.0), "
+          + "\(expected.1), \(expected.2)"
+      }
+    }
+    let counted = tree.counter.take()
+    if wrong == nil, counted != callbacks {
+      wrong = "a cycle's handlers counted \(counted) calls; the model expects \(callbacks)"
+    }
+    return wrong
   }
 
   // MARK: - Summary
 
-  /// The legacy callbacks delivered, and wasted on nodes that use none of the changed traits,
-  /// over one cycle, as the engine's statistics count them.
-  private static func countLegacyCallbacks(
-    app: AppShape,
-    cycle: [AppChange]
-  ) -> (delivered: Int, wasted: Int) {
-    let tree = AppTree(app, observation: .legacy)
-    var delivered = 0
-    var wasted = 0
-    for change in cycle {
-      tree.writer(for: change)()
-      tree.graph.updateTraitsIfNeeded()
-      delivered += tree.graph.statistics.lastPass.legacyCallbacksDelivered
-      wasted += tree.graph.statistics.lastPass.wastedLegacyCallbacks
-    }
-    _ = tree.counter.take()
-    return (delivered, wasted)
-  }
-
-  /// What changes, who uses it, and the callbacks per change; the legacy callbacks delivered
-  /// and wasted are the engine's own counts over one cycle.
+  /// What changes, who uses it, and the callbacks per change, legacy and wasted ones included
+  /// (the model's figures, which every sample checks the engine's statistics against).
   private static func summarize(
     _ workload: MigrationWorkload,
     app: AppShape,
     effects: [AppChange.Effect],
-    period: Int,
-    legacyCounts: (delivered: Int, wasted: Int)
+    period: Int
   ) -> String {
-    let (delivered, wasted) = legacyCounts
     let legacy = effects.reduce(0) { $0 + $1.changedNodes }
     let registrations = effects.reduce(0) { $0 + $1.usingNodes }
     func perChange(_ total: Int) -> String {
@@ -184,16 +198,10 @@ struct MigrationComparison: Scenario {
       byKind[kind].map { "\($0) \($0 == 1 ? String(kind.plural.dropLast()) : kind.plural)" }
     }
     let traits = workload.traits.map(\.label).joined(separator: " + ")
-    var text =
+    return
       "\(workload.change(in: app)); \(traits) used by \(users.joined(separator: ", ")); "
       + "per change: legacy \(perChange(legacy)) callbacks, registrations "
-      + "\(perChange(registrations)); legacy wastes \(perChange(wasted)) of "
-      + "\(perChange(delivered)) callbacks per change"
-    if delivered != legacy || wasted != legacy - registrations {
-      text +=
-        " [MISMATCH: the model expects \(perChange(legacy)) legacy callbacks, "
-        + "\(perChange(legacy - registrations)) wasted]"
-    }
-    return text
+      + "\(perChange(registrations)); legacy wastes \(perChange(legacy - registrations)) of "
+      + "\(perChange(legacy)) callbacks per change"
   }
 }

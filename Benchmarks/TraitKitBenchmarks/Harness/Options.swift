@@ -27,7 +27,8 @@ struct Options {
     does.
 
     OPTIONS:
-      --scenario S1[,S2…]   Run only these scenarios (or workloads, with `compare`).
+      --scenario S1[,S2…]   Run only these scenarios; with `compare`, these workloads
+                            (rotation, darkMode, dynamicType, theme, localOverride).
       --quick               Smaller sizes.
       --smoke               Tiny sizes with every assertion (under 20 s); what CI runs.
       --samples N           Timed samples per contender and point.
@@ -125,13 +126,21 @@ struct Options {
   /// moments, so that a selection that measures nothing fails before the run, not after it.
   func checkContenders(of scenarios: [any Scenario]) throws(UsageError) {
     guard !contenders.isEmpty else { return }
+    let names = { (set: Set<Contender>) in set.sorted().map(\.rawValue).joined(separator: ", ") }
+    var measuredAnywhere: Set<Contender> = []
     for scenario in scenarios {
       let measured = scenario.contenders
+      measuredAnywhere.formUnion(measured)
       guard measured.isDisjoint(with: contenders) else { continue }
-      let names = { (set: Set<Contender>) in set.sorted().map(\.rawValue).joined(separator: ", ") }
       throw UsageError(
         "\(scenario.id) measures none of the chosen contenders (\(names(contenders))); "
           + "it measures \(names(measured))"
+      )
+    }
+    let unmeasured = contenders.subtracting(measuredAnywhere)
+    guard unmeasured.isEmpty else {
+      throw UsageError(
+        "no chosen scenario measures \(names(unmeasured)); they measure \(names(measuredAnywhere))"
       )
     }
   }

@@ -143,6 +143,10 @@ struct Report {
         String(format: "%.2f", ratios.time), String(format: "%.2f", ratios.callbacks),
       ]
     }
+    guard !rows.isEmpty else {
+      return out + (markdown ? "" : "\n")
+        + "No ratio: it needs both traitkit-legacy and traitkit in the run.\n"
+    }
     out += markdown ? markdownTable(headers, rows) : textTable(headers, rows, leftColumns: 2)
     return out
   }
