@@ -11,7 +11,8 @@
 /// ```
 ///
 /// Values need not be `Equatable`. Change detection uses ``valuesEqual(_:_:)``, which is `==`
-/// for `Equatable` values; for any other value every write is a change, and a value that was not
+/// for `Equatable` values — a generic trait's too, whose `Value` is `Equatable` only in some
+/// specializations; for any other value every write is a change, and a value that was not
 /// rewritten never is. Definitions are `SendableMetatype`s, so that a ``Trait`` can be passed
 /// between isolation domains.
 ///
@@ -38,8 +39,9 @@ public protocol TraitDefinition: SendableMetatype {
 
   /// Returns whether two values of this trait are the same value.
   ///
-  /// The default is `==` when `Value` is `Equatable`, and `false` otherwise: then a stored value
-  /// equals only itself, so each write is a change. If `Value` is `Hashable` and you customize
+  /// The default is `==` when `Value` is `Equatable`, where the trait conforms or, for a generic
+  /// trait, at run time, and `false` otherwise: then a stored value equals only itself, so each
+  /// write is a change. If `Value` is `Hashable` and you customize
   /// this method, values it calls equal must have equal hashes.
   static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool
 
@@ -69,8 +71,17 @@ extension TraitDefinition {
   /// `false`: most traits do not affect color appearance.
   public static var affectsColorAppearance: Bool { false }
 
-  /// Returns `false`: without `Equatable`, a stored value equals only itself.
-  public static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool { false }
+  /// Returns `lhs == rhs` when `Value` is `Equatable` at run time, and `false` otherwise:
+  /// without `Equatable`, a stored value equals only itself.
+  ///
+  /// A trait gets this default where the conformance cannot see that `Value` is `Equatable`: a
+  /// generic trait such as `struct Tagged<V: Sendable>: TraitDefinition`, used with `V == String`.
+  public static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+    // NB: a conformance lookup, which the runtime caches; only values that are not statically
+    // `Equatable` come here.
+    guard let equatable = Value.self as? any Equatable.Type else { return false }
+    return _valuesEqual(lhs, rhs, as: equatable)
+  }
 
   /// Compares two stored values with ``valuesEqual(_:_:)``.
   @inlinable
@@ -85,6 +96,11 @@ extension TraitDefinition {
       _SlotCoding<Value>.value(bits: rhsBits, box: rhsBox, default: defaultValue)
     )
   }
+}
+
+/// Whether `lhs` and `rhs`, both of type `E`, are equal.
+private func _valuesEqual<Value, E: Equatable>(_ lhs: Value, _ rhs: Value, as _: E.Type) -> Bool {
+  lhs as! E == rhs as! E
 }
 
 extension TraitDefinition where Value: Equatable {

@@ -19,6 +19,18 @@ private struct VTImpostorStyleTrait: TraitDefinition {
   static let identifier = "UITraitUserInterfaceStyle"
 }
 
+/// A generic trait: whether its `Value` is `Equatable` depends on the specialization, which its
+/// conformance cannot see.
+private struct VTLabelGenericTrait<V: Sendable & ExpressibleByStringLiteral>: TraitDefinition {
+  static var defaultValue: V { "" }
+}
+
+/// A value that is not `Equatable`, for ``VTLabelGenericTrait``.
+private struct VTOpaqueLabel: Sendable, ExpressibleByStringLiteral {
+  let text: String
+  init(stringLiteral text: String) { self.text = text }
+}
+
 /// A trait per phantom type `Tag`, so that a test can make new trait types as it runs.
 private struct VTPhantomTrait<Tag>: TraitDefinition {
   static var defaultValue: Int { -1 }
@@ -252,6 +264,45 @@ struct TraitDefinitionTests {
     let shouted = TraitCollection(VTCaseInsensitiveTrait.self, value: "NONE")
     #expect(shouted == TraitCollection())
     #expect(shouted.changedTraits(from: TraitCollection()).isEmpty)
+  }
+
+  @Test("a generic trait compares with == the values that are Equatable in its specialization")
+  func genericTraitComparesEquatableSpecializations() {
+    // Through the protocol, as the engine calls it: the conformance cannot see `Equatable`.
+    func viaProtocol<T: TraitDefinition>(_: T.Type, _ lhs: T.Value, _ rhs: T.Value) -> Bool {
+      T.valuesEqual(lhs, rhs)
+    }
+    #expect(viaProtocol(VTLabelGenericTrait<String>.self, "a", "a"))
+    #expect(!viaProtocol(VTLabelGenericTrait<String>.self, "a", "b"))
+    #expect(viaProtocol(VTLabelGenericTrait<Substring>.self, "a", "a"))
+    #expect(!viaProtocol(VTLabelGenericTrait<VTOpaqueLabel>.self, "a", "a"))
+
+    let first = TraitCollection(VTLabelGenericTrait<String>.self, value: "a")
+    let second = TraitCollection(VTLabelGenericTrait<String>.self, value: "a")
+    #expect(first == second)
+    #expect(first.changedTraits(from: second).isEmpty)
+    // R2: the default written explicitly is no value at all.
+    #expect(TraitCollection(VTLabelGenericTrait<String>.self, value: "") == TraitCollection())
+  }
+
+  @Test("writing a generic trait's Equatable value an override already has calls no one (R3)")
+  func genericTraitEqualWriteIsNoChange() {
+    let graph = TraitGraph()
+    let node = TraitNode()
+    graph.root.addTraitChild(node)
+    node.traitOverrides[VTLabelGenericTrait<String>.self] = "a"
+    graph.updateTraitsIfNeeded()
+    var calls = 0
+    node.registerForTraitChanges([VTLabelGenericTrait<String>.self]) {
+      (_: TraitNode, _: TraitCollection) in calls += 1
+    }
+    node.traitOverrides[VTLabelGenericTrait<String>.self] = "a"
+    graph.updateTraitsIfNeeded()
+    #expect(calls == 0)
+    #expect(graph.statistics.lastPass.rounds == 0)
+    node.traitOverrides[VTLabelGenericTrait<String>.self] = "b"
+    graph.updateTraitsIfNeeded()
+    #expect(calls == 1)
   }
 
   @Test("valuesEqual is false for values that are not Equatable, even for the same value")
