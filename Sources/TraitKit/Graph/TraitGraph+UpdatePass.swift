@@ -46,7 +46,7 @@ extension TraitGraph {
   public func updateTraitsIfNeeded() {
     guard _isDirty else {
       // Nothing is pending: the pass has nothing to do.
-      _lastPass = Statistics.Pass()
+      if !_isEndingPass { _lastPass = Statistics.Pass() }
       return
     }
     guard !_isUpdating else { return }
@@ -64,7 +64,7 @@ extension TraitGraph {
     defer { _subtreePassStart = nil }
     /// The start's ancestors, nearest first, when changes pending at them reach the subtree.
     var ancestors: [TraitNode] = []
-    _runPass(from: start) {
+    let ran = _runPass(from: start) {
       // Changes pending above `start`, less those an override on the way down shields.
       var inherited = _TraitFilter.none
       var shield = start._shield
@@ -84,6 +84,8 @@ extension TraitGraph {
       }
       return inherited
     }
+    // Nothing was pending for the subtree, so nothing changed: the flags above still hold.
+    guard ran else { return }
     _keepPendingNeededOutside(start, below: ancestors)
     // The ancestors' flags may now claim pending work that the subtree pass has done.
     var child = start
@@ -222,10 +224,18 @@ extension TraitGraph {
   /// Numbers rounds across all graphs, for the nodes' visit stamps.
   static let _nextRoundNumber = Atomic<UInt64>(0)
 
-  private func _runPass(from start: TraitNode, inherited: () -> _TraitFilter) {
-    _lastPass = Statistics.Pass()
+  /// Runs a pass from `start`, given the changes pending above it that reach it (asked again
+  /// for each round); returns whether anything was pending, so that the pass ran.
+  @discardableResult
+  private func _runPass(from start: TraitNode, inherited: () -> _TraitFilter) -> Bool {
     var pending = inherited()
-    guard !pending.isEmpty || !start._pending.isEmpty || start._hasPendingBelow else { return }
+    guard !pending.isEmpty || !start._pending.isEmpty || start._hasPendingBelow else {
+      // NB: a call from a deinitializer that the ending pass runs keeps that pass's counters,
+      // as a call from its handlers would.
+      if !_isEndingPass { _lastPass = Statistics.Pass() }
+      return false
+    }
+    _lastPass = Statistics.Pass()
     _isUpdating = true
     _passNumber = TraitGraph._nextPassNumber.wrappingAdd(1, ordering: .relaxed).newValue
     // NB: the enclosing pass's cell and graph unretained, as the thread-local slot holds them:
@@ -253,8 +263,11 @@ extension TraitGraph {
       _checkInvariants()
       // NB: last, with the pass over: the values' and the buried nodes' deinitializers may
       // change the tree or run a pass of this graph.
-      if let released { withExtendedLifetime(released) {} }
-      withExtendedLifetime(buried) {}
+      let wasEnding = _isEndingPass
+      _isEndingPass = true
+      _ = consume released
+      _ = consume buried
+      _isEndingPass = wasEnding
     }
     while true {
       _lastPass.rounds += 1
@@ -276,6 +289,7 @@ extension TraitGraph {
       )
       pending = inherited()
     }
+    return true
   }
 
   /// One round: visits, in pre-order, every node whose subtree may observe a pending change.

@@ -97,6 +97,9 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _isDirty = false
   /// Whether a pass is running; a nested pass is a no-op.
   @exclusivity(unchecked) var _isUpdating = false
+  /// Whether a pass is letting go of the values and nodes it released, whose deinitializers may
+  /// call for a pass: one with nothing to do then keeps the ending pass's counters.
+  @exclusivity(unchecked) var _isEndingPass = false
   /// The process-wide number of the running or last pass, so that a tracked slot is
   /// invalidated at most once per pass between its runs, whichever graph runs it.
   @exclusivity(unchecked) var _passNumber: UInt64 = 0

@@ -53,6 +53,35 @@ struct CollectionRecyclingTests {
     #expect(node.traitCollection[GTThemeTrait.self] == 2)
   }
 
+  @Test("a value's deinitializer that asks for a pass with nothing to do keeps the pass's counters")
+  func deinitializerNoOpPassKeepsCounters() {
+    let (graph, node) = makeGraphWithChild()
+    var calls = 0
+    node.registerForTraitChanges([GTDeinitPayloadTrait.self]) { (_: GTNode, _: TraitCollection) in
+      calls += 1
+    }
+    var deinitializerRan = false
+    graph.root.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned graph] in
+      deinitializerRan = true
+      graph.updateTraitsIfNeeded()
+      node.updateTraitsIfNeeded()
+    }
+    graph.updateTraitsIfNeeded()
+
+    // The pass that delivers the replacement lets go of the first payload as it ends.
+    graph.root.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload()
+    graph.updateTraitsIfNeeded()
+
+    #expect(deinitializerRan)
+    #expect(calls == 2)
+    #expect(graph.statistics.lastPass.rounds == 1)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 1)
+    // Afterwards, a call on the clean graph resets them.
+    graph.updateTraitsIfNeeded()
+    #expect(graph.statistics.lastPass.rounds == 0)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 0)
+  }
+
   @Test("a collection that two nodes let go of in one pass goes after the pass ends too")
   func collectionLetGoOfTwiceGoesAfterThePass() {
     let graph = TraitGraph()
