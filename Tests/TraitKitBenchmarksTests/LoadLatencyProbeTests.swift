@@ -53,11 +53,16 @@ struct LoadLatencyProbeTests {
     #expect(fields["load_latency_ns_after"] == "after")
   }
 
-  @Test("a probe of no cache lines traps")
+  @Test("a probe of no cache lines traps, saying so")
   func emptyChainTraps() async {
-    await #expect(processExitsWith: .failure) {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
       var generator = SeededGenerator(seed: 7)
       _ = LoadLatencyProbe.cycle(lines: 0, using: &generator)
     }
+    let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #expect(standardError.contains("A load-latency probe needs at least one cache line"))
   }
 }

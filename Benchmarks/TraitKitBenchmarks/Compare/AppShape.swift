@@ -173,7 +173,7 @@ struct AppShape: Sendable {
       effects.append(effect)
       values = next
     }
-    precondition(overrides == initialOverrides, "A workload's cycle must return the tree's state")
+    require(overrides == initialOverrides, "A workload's cycle must return the tree's state")
     return effects
   }
 }

@@ -44,7 +44,7 @@ final class AppTree {
     let expected = app.resolve(app.initialOverrides)
     for node in 0..<app.count {
       for trait in AppTrait.allCases {
-        precondition(
+        require(
           trait.read(nodes[node].traitCollection) == expected[node * traitCount + trait.rawValue],
           "Node \(node) resolves \(trait.label) unlike the model"
         )
@@ -62,7 +62,7 @@ final class AppTree {
       }
     }
     graph.updateTraitsIfNeeded()
-    precondition(counter.take() == 0, "Observing must not call anyone")
+    require(counter.take() == 0, "Observing must not call anyone")
   }
 
   /// A closure that performs `change`'s override writes, without the update pass.

@@ -42,7 +42,7 @@ enum LoadLatencyProbe {
   /// A buffer of `lines` cache lines whose first words link them into one cycle in random
   /// order: `next[i]` is the index of the word to load after the word at `i`.
   static func cycle(lines: Int, using generator: inout SeededGenerator) -> [Int] {
-    precondition(lines > 0, "A load-latency probe needs at least one cache line")
+    require(lines > 0, "A load-latency probe needs at least one cache line")
     var order = Array(0..<lines)
     order.shuffle(using: &generator)
     var next = [Int](repeating: 0, count: lines * wordsPerLine)

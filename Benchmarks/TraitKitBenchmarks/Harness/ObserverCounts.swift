@@ -27,7 +27,7 @@ final class ObserverCounts {
 
   /// The slot of observer `index`, for its callback to increment.
   func slot(_ index: Int) -> ObserverCountSlot {
-    precondition(counts.indices.contains(index), "No slot \(index)")
+    require(counts.indices.contains(index), "No slot \(index)")
     return ObserverCountSlot(pointer: counts.baseAddress.unsafelyUnwrapped + index)
   }
 

@@ -173,7 +173,7 @@ func toggleWrites(
   traitCount: Int,
   using generator: inout SeededGenerator
 ) -> [(trait: Int, value: Int)] {
-  precondition(count % 2 == 0, "toggleWrites needs an even count")
+  require(count % 2 == 0, "toggleWrites needs an even count")
   let half = (0..<count / 2).map { _ in Int.random(in: 0..<traitCount, using: &generator) }
   var traits = half + half
   traits.shuffle(using: &generator)

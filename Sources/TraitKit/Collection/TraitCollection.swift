@@ -62,6 +62,7 @@ public struct TraitCollection: Sendable {
   /// Creates a collection from the values that `mutations` sets.
   ///
   /// - Parameter mutations: A closure that sets trait values on the container it is passed.
+  /// - Precondition: The closure leaves its argument the container it was passed.
   public init(mutations: (inout any MutableTraits) -> Void) {
     self = TraitCollection().modifyingTraits(mutations)
   }

@@ -32,6 +32,9 @@ public protocol TraitDefinition: SendableMetatype {
 
   /// A unique string that identifies the trait when a collection is encoded; by default, the
   /// module-qualified name of the definition type. Reverse-DNS strings are recommended.
+  ///
+  /// Two trait types with one identifier trap, naming both, when the second is first used:
+  /// read, written, registered for, or registered for decoding.
   static var identifier: String { get }
 
   /// Whether a change to this trait can change how dynamic colors resolve; `false` by default.

@@ -284,8 +284,9 @@ extension TraitGraph {
       }
       _requireAPI(
         _lastPass.rounds < 100,
-        "Trait updates did not converge after 100 rounds: trait change handlers keep changing "
-          + "the traits they observe"
+        "Trait updates did not converge after 100 rounds: trait change handlers keep making "
+          + "changes that need another round (a handler that keeps changing what it observes, "
+          + "or a chain of over 100 changes to nodes the walk has passed)"
       )
       pending = inherited()
     }

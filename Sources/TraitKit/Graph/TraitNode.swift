@@ -691,6 +691,8 @@ open class TraitNode: TraitEnvironment {
   ///
   /// Does nothing for a detached node, or when called from inside a pass of its graph (that
   /// pass's rounds cover the change). Inside another graph's pass, it runs.
+  ///
+  /// - Precondition: The pass converges within 100 rounds.
   public final func updateTraitsIfNeeded() {
     _graph?._updateTraits(from: self)
   }

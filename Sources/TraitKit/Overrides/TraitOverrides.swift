@@ -70,11 +70,16 @@ public struct TraitOverrides: MutableTraits {
   /// Setting adds or replaces the override; setting the value it already has does nothing.
   ///
   /// - Precondition: Reading requires an override of `trait` (UIKit raises here too); use
-  ///   ``value(for:)`` or ``contains(_:)`` to ask first.
+  ///   ``value(for:)`` or ``contains(_:)`` to ask first. A write through a key path and an
+  ///   in-place change (`toggle()`, `+=`, an `inout` argument) read first, so they need an
+  ///   override too: assign the value instead.
   public subscript<T: TraitDefinition>(_ trait: T.Type) -> T.Value {
     get {
       guard let value = value(for: T.self) else {
-        _apiMisuse("Can't return value for trait \(T.name) that has no override")
+        _apiMisuse(
+          "Can't return value for trait \(T.name) that has no override (a key-path write or "
+            + "an in-place change reads it first: assign the value instead)"
+        )
       }
       return value
     }

@@ -655,7 +655,34 @@ struct UpdatePassTests {
       node.traitOverrides[GTFlagTrait.self] = true
       graph.updateTraitsIfNeeded()
     }
-    #expect(gtStandardError(result).lowercased().contains("trait updates did not converge"))
+    #expect(
+      gtStandardError(result).contains(
+        "Trait updates did not converge after 100 rounds: trait change handlers keep making "
+          + "changes that need another round"
+      )
+    )
+  }
+
+  @Test("a subtree pass whose handlers keep changing what they observe traps the same way")
+  func nonConvergingSubtreePassTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let graph = TraitGraph()
+      let parent = TraitNode()
+      let node = TraitNode()
+      graph.root.addTraitChild(parent)
+      parent.addTraitChild(node)
+      node.registerForTraitChanges([GTFlagTrait.self]) { (node: TraitNode, _: TraitCollection) in
+        node.traitOverrides[GTFlagTrait.self].toggle()
+      }
+      node.traitOverrides[GTFlagTrait.self] = true
+      parent.updateTraitsIfNeeded()
+    }
+    #expect(
+      gtStandardError(result).contains("Trait updates did not converge after 100 rounds")
+    )
   }
 
   @Test("a pass that needs exactly 99 follow-up rounds still converges")

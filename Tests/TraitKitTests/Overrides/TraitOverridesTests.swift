@@ -549,12 +549,36 @@ struct TraitOverridesTests {
     )
   }
 
-  @Test("reading an unset override through a named property traps too")
+  @Test("reading an unset override through a named property traps too, with the same message")
   func propertyReadOfUnsetOverrideTraps() async {
-    await #expect(processExitsWith: .failure) {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
       let node = TraitNode()
       _ = node.traitOverrides.userInterfaceStyle
     }
+    #expect(
+      gtStandardError(result).contains(
+        "Can't return value for trait UserInterfaceStyle that has no override"
+      )
+    )
+  }
+
+  @Test("a key-path write of an unset override traps with a message that says to assign instead")
+  func keyPathWriteOfUnsetOverrideTraps() async {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let node = TraitNode()
+      node[keyPath: \TraitNode.traitOverrides.userInterfaceStyle] = .dark
+    }
+    #expect(
+      gtStandardError(result).contains(
+        "(a key-path write or an in-place change reads it first: assign the value instead)"
+      )
+    )
   }
 }
 

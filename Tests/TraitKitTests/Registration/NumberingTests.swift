@@ -115,12 +115,20 @@ struct NumberingTests {
     #expect(log.entries == ["r1", "r2"])
   }
 
-  @Test("numbering a node's registrations backwards traps")
+  @Test("numbering a node's registrations backwards traps and names the invariant")
   func numberingBackwardsTraps() async {
-    await #expect(processExitsWith: .failure) {
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
       let node = TraitNode()
       node._setNextRegistrationNumber(10)
       node._setNextRegistrationNumber(9)
     }
+    #expect(
+      gtStandardError(result).contains(
+        "Invariant: a table numbers its registrations in increasing order"
+      )
+    )
   }
 }
