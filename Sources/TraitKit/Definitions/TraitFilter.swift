@@ -47,6 +47,10 @@ struct _TraitFilter: Equatable, Sendable {
     _TraitFilter(low: lhs.low & rhs.low, high: lhs.high & rhs.high)
   }
 
+  @inline(__always) static func ^ (lhs: _TraitFilter, rhs: _TraitFilter) -> _TraitFilter {
+    _TraitFilter(low: lhs.low ^ rhs.low, high: lhs.high ^ rhs.high)
+  }
+
   @inline(__always) static prefix func ~ (filter: _TraitFilter) -> _TraitFilter {
     _TraitFilter(low: ~filter.low, high: ~filter.high)
   }

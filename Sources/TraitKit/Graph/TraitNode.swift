@@ -492,7 +492,8 @@ open class TraitNode: TraitEnvironment {
       newValue._accessStamp = 0
       let changed = overrides.pointee.differences(from: newValue)
       overrides.pointee = newValue
-      if !changed.isEmpty { _overridesDidChange(changed) }
+      guard !changed.isEmpty else { return }
+      _overridesDidChange(changed, to: overrides)
     }
     @inlinable
     _modify {
@@ -530,19 +531,15 @@ open class TraitNode: TraitEnvironment {
   final func _overridesDidChangeWhole(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
     overrides.pointee._accessStamp = 0
     overrides.pointee._changed = .none
-    let changed = _changesOfWholeOverrides(overrides.pointee)
-    guard changed.isEmpty else {
-      _overridesDidChange(changed)
-      return
-    }
-    // Equal values (R3: nothing is invalidated): the collection stays, and only what the node
-    // shields may differ, such as an override added with the value the node inherits. The
-    // next refresh applies the new overrides, which give the same values. A trait newly
-    // shielded is pending here, as any added override is: a change above that the node's
-    // registrations have not heard of yet would no longer reach them through the shield.
-    let added = overrides.pointee._shield & ~_shield
-    _shield = overrides.pointee._shield
-    if !added.isEmpty { _markPending(added) }
+    // NB: the node's shield is still the old overrides': their exact traits, to which the
+    // overflow bit adds every other one they may have set.
+    let conservative =
+      _shield | overrides.pointee._specified.filter
+      | _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
+    _overridesDidChange(
+      _valueChanges(under: overrides.pointee, among: nil) ?? conservative,
+      shield: overrides.pointee._shield
+    )
   }
 
   /// A stamp no other in-place access of any node's overrides has had, on any thread.
@@ -563,35 +560,68 @@ open class TraitNode: TraitEnvironment {
   /// The blocks of stamps taken so far (see `_nextOverridesAccessStamp()`).
   private static let _overridesAccessStampBlocks = Atomic<UInt64>(0)
 
-  /// The traits whose values at this node `new`, which replaced its overrides whole, may change.
+  /// The traits whose values at this node differ under the overrides `new` from its current
+  /// collection's, among `candidates` (every trait when nil); nil when that cannot be told
+  /// without resolving: the node's collection or its parent's is not current, or does not apply
+  /// the node's old overrides.
   ///
-  /// While the node's collection and its parent's are current and the old overrides are applied
-  /// in it, exactly the traits whose values differ, as for any other write; otherwise every
-  /// trait that either overrides may set.
-  private final func _changesOfWholeOverrides(_ new: TraitOverrides) -> _TraitFilter {
-    // NB: the node's shield is still the old overrides': their exact traits, to which the
-    // overflow bit adds every other one they may have set.
-    let conservative =
-      _shield | new._specified.filter | _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
-    guard _resolvedIsCurrent, !_overridesChanged else { return conservative }
+  /// The overflow bit of `candidates`, which stands for every trait past the exact ones, is
+  /// kept as it is.
+  private final func _valueChanges(
+    under new: TraitOverrides,
+    among candidates: _TraitFilter?
+  ) -> _TraitFilter? {
+    guard _resolvedIsCurrent, !_overridesChanged else { return nil }
     let inherited: Unmanaged<_Storage>
     if let parent = _parentRef {
-      guard parent._withUnsafeGuaranteedRef({ $0._resolvedIsCurrent }) else { return conservative }
+      guard parent._withUnsafeGuaranteedRef({ $0._resolvedIsCurrent }) else { return nil }
       inherited = parent._withUnsafeGuaranteedRef { $0._resolvedRef }
     } else {
       inherited = _baseCell.storage
     }
-    let old = _resolvedRef
+    // NB: loops without closures that capture, which a debug build would allocate a box for on
+    // each write (ZeroAllocationTests).
+    let old = _resolvedRef.takeUnretainedValue()
+    let source = inherited.takeUnretainedValue()
     var changed = _TraitFilter.none
-    old._withUnsafeGuaranteedRef { old in
-      inherited._withUnsafeGuaranteedRef { inherited in
-        for index in 0..<Swift.max(old.count, inherited.count, new._storage.count) {
-          let source = new._specified.contains(index) ? new._storage : inherited
-          if !old.slotEqual(at: index, to: source) { changed |= _TraitFilter(index: index) }
-        }
+    guard let candidates else {
+      for index in 0..<Swift.max(old.count, source.count, new._storage.count)
+      where Self._valueDiffers(at: index, in: old, under: new, over: source) {
+        changed |= _TraitFilter(index: index)
       }
+      return changed
+    }
+    let overflow = _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
+    changed = candidates & overflow
+    var low = candidates.low
+    while low != 0 {
+      let index = low.trailingZeroBitCount
+      if Self._valueDiffers(at: index, in: old, under: new, over: source) {
+        changed |= _TraitFilter(index: index)
+      }
+      low &= low &- 1
+    }
+    var high = (candidates & ~overflow).high
+    while high != 0 {
+      let index = 64 + high.trailingZeroBitCount
+      if Self._valueDiffers(at: index, in: old, under: new, over: source) {
+        changed |= _TraitFilter(index: index)
+      }
+      high &= high &- 1
     }
     return changed
+  }
+
+  /// Whether the trait at `index` differs between `old` and what the overrides `new` give over
+  /// `inherited`.
+  @inline(__always)
+  private static func _valueDiffers(
+    at index: Int,
+    in old: _Storage,
+    under new: TraitOverrides,
+    over inherited: _Storage
+  ) -> Bool {
+    !old.slotEqual(at: index, to: new._specified.contains(index) ? new._storage : inherited)
   }
 
   /// Consumes the change record that an in-place mutation of the overrides left.
@@ -599,14 +629,64 @@ open class TraitNode: TraitEnvironment {
   final func _overridesDidChangeAfterModify(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
     let changed = overrides.pointee._changed
     overrides.pointee._changed = .none
-    _overridesDidChange(changed)
+    _overridesDidChange(changed, to: overrides)
   }
 
-  final func _overridesDidChange(_ changed: _TraitFilter) {
+  /// Takes the node's new overrides, at `new`, whose overrides of the traits in `changed` differ
+  /// from the old ones, and narrows `changed` to the traits whose values change, as far as can
+  /// be told without resolving.
+  ///
+  /// A trait overridden before and after changed value, since its override did; only one that
+  /// gained or lost its override may keep its value, which is compared (§4: a write that
+  /// changes no value costs no pass).
+  @inline(__always)
+  private final func _overridesDidChange(
+    _ changed: _TraitFilter,
+    to new: UnsafeMutablePointer<TraitOverrides>
+  ) {
+    // NB: read in place, not copied out, which would retain its storage (traitkit-bench S1).
+    let shield = new.pointee._shield
+    let flipped = changed & (shield ^ _shield)
+    guard !flipped.isEmpty, let values = _valueChanges(under: new.pointee, among: flipped) else {
+      return _overridesDidChange(changed, shield: shield)
+    }
+    _overridesDidChange(changed & ~flipped | values, shield: shield)
+  }
+
+  /// Takes the node's new overrides, whose shield is `shield`, under which the values of the
+  /// traits in `changed` may differ, and those only.
+  ///
+  /// With no value changed (R3: nothing is invalidated) the collection stays current; the next
+  /// refresh, after some other change, applies the new overrides. Only what the node shields may
+  /// differ, as for an override added with the value the node inherits: a change above that the
+  /// node's registrations have not heard of yet would no longer reach them through the shield,
+  /// so a trait newly shielded is pending here while a change of it is pending above, or may be
+  /// on its way down in a running pass.
+  final func _overridesDidChange(_ changed: _TraitFilter, shield: _TraitFilter) {
+    let added = shield & ~_shield & ~changed
+    _shield = shield
+    // NB: even when no value changed: the collection may be the parent's, shared, which a
+    // refresh would keep for a node whose inherited collection stays (a node detached).
     _overridesChanged = true
-    _shield = _overrides?.pointee._shield ?? .none
-    _treeDidChange()
-    _markPending(changed)
+    if !changed.isEmpty { _treeDidChange() }
+    let heldBack = added.isEmpty ? added : added & _changesPendingAbove(among: added)
+    if !(changed | heldBack).isEmpty { _markPending(changed | heldBack) }
+  }
+
+  /// The traits of `filter` that may be changing above this node without this node's subtree
+  /// having heard of it: those pending at an ancestor and not shielded on the way down, or all of
+  /// `filter` while a pass of the graph runs, whose walk carries changes down as it goes.
+  private final func _changesPendingAbove(among filter: _TraitFilter) -> _TraitFilter {
+    if let graph = _graphRef, graph._withUnsafeGuaranteedRef({ $0._isUpdating }) { return filter }
+    var reaching = _TraitFilter.none
+    var shield = _TraitFilter.none
+    var ancestor = _parent
+    while let node = ancestor {
+      reaching |= node._pending & ~shield
+      shield |= node._shield
+      ancestor = node._parent
+    }
+    return reaching & filter
   }
 
   // MARK: - Tree
