@@ -135,4 +135,28 @@ struct EqualValuedOverrideTests {
     #expect(node.traitCollection[GTFlagTrait.self] == false)
     #expect(node.traitOverrides.contains(GTFlagTrait.self))
   }
+
+  @Test("a node detached after its overrides were replaced whole with equal values reads its own")
+  func detachedAfterEqualWholeReplacement() {
+    let graph = TraitGraph()
+    let parent = GTNode("parent")
+    let node = GTNode("node")
+    graph.root.addTraitChild(parent)
+    parent.traitOverrides[GTThemeTrait.self] = 2
+    parent.addTraitChild(node)
+    #expect(node.traitCollection[GTThemeTrait.self] == 2)
+
+    var saved = TraitOverrides()
+    saved[GTFlagTrait.self] = false
+    eqAssign(&node.traitOverrides, saved)
+    node.removeFromTraitParent()
+
+    #expect(node.traitCollection[GTThemeTrait.self] == 0)
+    #expect(node.traitOverrides.contains(GTFlagTrait.self))
+  }
+}
+
+/// Assigns `value` to `overrides` whole, through an in-place access.
+private func eqAssign(_ overrides: inout TraitOverrides, _ value: TraitOverrides) {
+  overrides = value
 }
