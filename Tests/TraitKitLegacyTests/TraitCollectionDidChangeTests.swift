@@ -34,6 +34,25 @@ private final class LegacyNode: TraitNode, TraitCollectionDidChangeObserving {
   }
 }
 
+/// A node that redraws its colors in the legacy way: when the color appearance differs from
+/// the previous collection's, passed as UIKit passes it, optional.
+private final class ColorAppearanceNode: TraitNode, TraitCollectionDidChangeObserving {
+  var calls = 0
+  var colorUpdates = 0
+
+  override init() {
+    super.init()
+    adoptTraitCollectionDidChange()
+  }
+
+  func traitCollectionDidChange(_ previousTraitCollection: TraitCollection?) {
+    calls += 1
+    if traitCollection.hasDifferentColorAppearance(comparedTo: previousTraitCollection) {
+      colorUpdates += 1
+    }
+  }
+}
+
 @Suite("Legacy traitCollectionDidChange adapter")
 struct TraitCollectionDidChangeTests {
   @Test("it fires for a change of any trait, system or custom, once per pass")
@@ -183,6 +202,19 @@ struct TraitCollectionDidChangeTests {
     graph.updateTraitsIfNeeded()
     #expect(graph.statistics.lastPass.legacyCallbacksDelivered == 1)
     #expect(graph.statistics.lastPass.wastedLegacyCallbacks == 0)
+  }
+
+  @Test("the legacy idiom comparing color appearance with the optional previous collection works")
+  func colorAppearanceIdiom() {
+    let graph = TraitGraph()
+    let node = ColorAppearanceNode()
+    graph.root.addTraitChild(node)
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    graph.updateTraitsIfNeeded()
+    graph.root.traitOverrides.userInterfaceStyle = .dark
+    graph.updateTraitsIfNeeded()
+    #expect(node.calls == 2)
+    #expect(node.colorUpdates == 1)
   }
 
   @Test("a node that declared no interesting traits counts no call as wasted")

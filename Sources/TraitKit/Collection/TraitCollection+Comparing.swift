@@ -78,4 +78,42 @@ extension TraitCollection {
       _TraitRegistry.info(at: index).affectsColorAppearance && !lhs.slotEqual(at: index, to: rhs)
     }
   }
+
+  // MARK: - Optional arguments, as UIKit takes them
+
+  /// Returns the traits whose values differ between this collection and `other`, or, when
+  /// `other` is `nil`, this collection's default: what UIKit's optional form lets legacy code
+  /// such as `changedTraits(from: previousTraitCollection)` pass.
+  ///
+  /// UIKit leaves a `nil` argument undocumented; TraitKit compares with a collection in which
+  /// every trait has its default value.
+  ///
+  /// - Parameter other: The collection to compare with, or `nil` for a collection of defaults.
+  /// - Returns: The differing traits, in the order of their dense indices.
+  @_disfavoredOverload
+  public func changedTraits(from other: TraitCollection?) -> [Trait] {
+    changedTraits(from: other ?? TraitCollection())
+  }
+
+  /// Returns whether this collection holds, for every trait that `other` sets, the same value;
+  /// `true` for `nil`, which sets nothing.
+  ///
+  /// - Parameter other: The collection whose set traits to look for, or `nil`.
+  /// - Returns: `true` when every trait `other` sets has an equal value here.
+  @_disfavoredOverload
+  public func containsTraits(in other: TraitCollection?) -> Bool {
+    guard let other else { return true }
+    return containsTraits(in: other)
+  }
+
+  /// Returns whether dynamic colors could resolve differently under `other`, or, when `other`
+  /// is `nil`, under a collection of defaults: what UIKit's optional form lets the legacy idiom
+  /// `traitCollection.hasDifferentColorAppearance(comparedTo: previousTraitCollection)` pass.
+  ///
+  /// - Parameter other: The collection to compare with, or `nil` for a collection of defaults.
+  /// - Returns: `true` when any trait that affects color appearance differs.
+  @_disfavoredOverload
+  public func hasDifferentColorAppearance(comparedTo other: TraitCollection?) -> Bool {
+    hasDifferentColorAppearance(comparedTo: other ?? TraitCollection())
+  }
 }

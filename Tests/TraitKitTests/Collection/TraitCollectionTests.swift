@@ -844,4 +844,20 @@ struct TraitCollectionTests {
         == [ObjectIdentifier(VTHandlerTrait.self)]
     )
   }
+
+  @Test("the optional forms UIKit takes compare nil with a collection of defaults")
+  func optionalComparisons() {
+    let dark = TraitCollection { $0.userInterfaceStyle = .dark }
+    let none: TraitCollection? = nil
+    #expect(
+      vtIdentifiers(dark.changedTraits(from: none)) == vtIdentifiers([TraitUserInterfaceStyle.self])
+    )
+    #expect(dark.hasDifferentColorAppearance(comparedTo: none))
+    #expect(!TraitCollection().hasDifferentColorAppearance(comparedTo: none))
+    #expect(dark.containsTraits(in: none))
+    let optionalDark: TraitCollection? = dark
+    #expect(dark.changedTraits(from: optionalDark).isEmpty)
+    #expect(!dark.hasDifferentColorAppearance(comparedTo: optionalDark))
+    #expect(TraitCollection().containsTraits(in: optionalDark) == false)
+  }
 }
