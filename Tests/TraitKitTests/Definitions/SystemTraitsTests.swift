@@ -260,4 +260,42 @@ struct SystemTraitsTests {
     #expect(vtIdentifiers(actual) == vtIdentifiers(expected))
     #expect(actual.count == expected.count)
   }
+
+  @Test("each system trait has UIKit's initializer of a collection that sets only it")
+  func singleTraitInitializers() {
+    let collections: [(TraitCollection, any TraitDefinition.Type)] = [
+      (TraitCollection(userInterfaceIdiom: .pad), TraitUserInterfaceIdiom.self),
+      (TraitCollection(userInterfaceStyle: .dark), TraitUserInterfaceStyle.self),
+      (TraitCollection(layoutDirection: .rightToLeft), TraitLayoutDirection.self),
+      (TraitCollection(displayScale: 2), TraitDisplayScale.self),
+      (TraitCollection(horizontalSizeClass: .compact), TraitHorizontalSizeClass.self),
+      (TraitCollection(verticalSizeClass: .regular), TraitVerticalSizeClass.self),
+      (TraitCollection(forceTouchCapability: .available), TraitForceTouchCapability.self),
+      (
+        TraitCollection(preferredContentSizeCategory: .large),
+        TraitPreferredContentSizeCategory.self
+      ),
+      (TraitCollection(displayGamut: .P3), TraitDisplayGamut.self),
+      (TraitCollection(accessibilityContrast: .high), TraitAccessibilityContrast.self),
+      (TraitCollection(userInterfaceLevel: .elevated), TraitUserInterfaceLevel.self),
+      (TraitCollection(legibilityWeight: .bold), TraitLegibilityWeight.self),
+      (TraitCollection(activeAppearance: .active), TraitActiveAppearance.self),
+      (TraitCollection(toolbarItemPresentationSize: .small), TraitToolbarItemPresentationSize.self),
+      (TraitCollection(imageDynamicRange: .high), TraitImageDynamicRange.self),
+      (TraitCollection(typesettingLanguage: "ja"), TraitTypesettingLanguage.self),
+      (TraitCollection(sceneCaptureState: .active), TraitSceneCaptureState.self),
+      (TraitCollection(listEnvironment: .sidebar), TraitListEnvironment.self),
+    ]
+    #expect(Set(collections.map { ObjectIdentifier($0.1) }).count == 18)
+    for (collection, trait) in collections {
+      #expect(
+        vtIdentifiers(collection.changedTraits(from: TraitCollection())) == vtIdentifiers([trait])
+      )
+    }
+    let merged = TraitCollection(traitsFrom: [
+      TraitCollection(horizontalSizeClass: .compact), TraitCollection(userInterfaceStyle: .dark),
+    ])
+    #expect(merged.horizontalSizeClass == .compact)
+    #expect(merged.userInterfaceStyle == .dark)
+  }
 }

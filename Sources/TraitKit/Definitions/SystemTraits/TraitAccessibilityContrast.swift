@@ -28,6 +28,14 @@ public struct TraitAccessibilityContrast: TraitDefinition {
 extension TraitCollection {
   /// The accessibility contrast level: the value of ``TraitAccessibilityContrast``.
   public var accessibilityContrast: AccessibilityContrast { self[TraitAccessibilityContrast.self] }
+
+  /// Creates a collection that sets only ``accessibilityContrast``, as UIKit's
+  /// `init(accessibilityContrast:)` does.
+  ///
+  /// - Parameter accessibilityContrast: The value of ``TraitAccessibilityContrast``.
+  public init(accessibilityContrast: AccessibilityContrast) {
+    self.init(TraitAccessibilityContrast.self, value: accessibilityContrast)
+  }
 }
 
 extension MutableTraits {

@@ -29,6 +29,14 @@ public struct TraitActiveAppearance: TraitDefinition {
 extension TraitCollection {
   /// The active appearance: the value of ``TraitActiveAppearance``.
   public var activeAppearance: UserInterfaceActiveAppearance { self[TraitActiveAppearance.self] }
+
+  /// Creates a collection that sets only ``activeAppearance``, as UIKit's
+  /// `init(activeAppearance:)` does.
+  ///
+  /// - Parameter activeAppearance: The value of ``TraitActiveAppearance``.
+  public init(activeAppearance: UserInterfaceActiveAppearance) {
+    self.init(TraitActiveAppearance.self, value: activeAppearance)
+  }
 }
 
 extension MutableTraits {

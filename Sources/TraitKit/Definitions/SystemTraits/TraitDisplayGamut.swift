@@ -32,6 +32,14 @@ public struct TraitDisplayGamut: TraitDefinition {
 extension TraitCollection {
   /// The display gamut: the value of ``TraitDisplayGamut``.
   public var displayGamut: DisplayGamut { self[TraitDisplayGamut.self] }
+
+  /// Creates a collection that sets only ``displayGamut``, as UIKit's
+  /// `init(displayGamut:)` does.
+  ///
+  /// - Parameter displayGamut: The value of ``TraitDisplayGamut``.
+  public init(displayGamut: DisplayGamut) {
+    self.init(TraitDisplayGamut.self, value: displayGamut)
+  }
 }
 
 extension MutableTraits {

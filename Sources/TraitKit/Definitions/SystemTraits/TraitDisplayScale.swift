@@ -16,6 +16,14 @@ public struct TraitDisplayScale: TraitDefinition {
 extension TraitCollection {
   /// The display scale, `0.0` when unspecified: the value of ``TraitDisplayScale``.
   public var displayScale: Double { self[TraitDisplayScale.self] }
+
+  /// Creates a collection that sets only ``displayScale``, as UIKit's
+  /// `init(displayScale:)` does.
+  ///
+  /// - Parameter displayScale: The value of ``TraitDisplayScale``.
+  public init(displayScale: Double) {
+    self.init(TraitDisplayScale.self, value: displayScale)
+  }
 }
 
 extension MutableTraits {

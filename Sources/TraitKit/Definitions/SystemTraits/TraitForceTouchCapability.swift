@@ -28,6 +28,14 @@ public struct TraitForceTouchCapability: TraitDefinition {
 extension TraitCollection {
   /// The 3D Touch capability: the value of ``TraitForceTouchCapability``.
   public var forceTouchCapability: ForceTouchCapability { self[TraitForceTouchCapability.self] }
+
+  /// Creates a collection that sets only ``forceTouchCapability``, as UIKit's
+  /// `init(forceTouchCapability:)` does.
+  ///
+  /// - Parameter forceTouchCapability: The value of ``TraitForceTouchCapability``.
+  public init(forceTouchCapability: ForceTouchCapability) {
+    self.init(TraitForceTouchCapability.self, value: forceTouchCapability)
+  }
 }
 
 extension MutableTraits {

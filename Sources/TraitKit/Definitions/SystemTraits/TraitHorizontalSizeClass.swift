@@ -16,6 +16,14 @@ public struct TraitHorizontalSizeClass: TraitDefinition {
 extension TraitCollection {
   /// The horizontal size class: the value of ``TraitHorizontalSizeClass``.
   public var horizontalSizeClass: UserInterfaceSizeClass { self[TraitHorizontalSizeClass.self] }
+
+  /// Creates a collection that sets only ``horizontalSizeClass``, as UIKit's
+  /// `init(horizontalSizeClass:)` does.
+  ///
+  /// - Parameter horizontalSizeClass: The value of ``TraitHorizontalSizeClass``.
+  public init(horizontalSizeClass: UserInterfaceSizeClass) {
+    self.init(TraitHorizontalSizeClass.self, value: horizontalSizeClass)
+  }
 }
 
 extension MutableTraits {

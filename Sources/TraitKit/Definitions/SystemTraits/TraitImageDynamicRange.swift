@@ -31,6 +31,14 @@ public struct TraitImageDynamicRange: TraitDefinition {
 extension TraitCollection {
   /// The image dynamic range: the value of ``TraitImageDynamicRange``.
   public var imageDynamicRange: ImageDynamicRange { self[TraitImageDynamicRange.self] }
+
+  /// Creates a collection that sets only ``imageDynamicRange``, as UIKit's
+  /// `init(imageDynamicRange:)` does.
+  ///
+  /// - Parameter imageDynamicRange: The value of ``TraitImageDynamicRange``.
+  public init(imageDynamicRange: ImageDynamicRange) {
+    self.init(TraitImageDynamicRange.self, value: imageDynamicRange)
+  }
 }
 
 extension MutableTraits {

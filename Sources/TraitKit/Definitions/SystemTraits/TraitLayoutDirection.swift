@@ -29,6 +29,14 @@ public struct TraitLayoutDirection: TraitDefinition {
 extension TraitCollection {
   /// The layout direction: the value of ``TraitLayoutDirection``.
   public var layoutDirection: TraitEnvironmentLayoutDirection { self[TraitLayoutDirection.self] }
+
+  /// Creates a collection that sets only ``layoutDirection``, as UIKit's
+  /// `init(layoutDirection:)` does.
+  ///
+  /// - Parameter layoutDirection: The value of ``TraitLayoutDirection``.
+  public init(layoutDirection: TraitEnvironmentLayoutDirection) {
+    self.init(TraitLayoutDirection.self, value: layoutDirection)
+  }
 }
 
 extension MutableTraits {

@@ -28,6 +28,14 @@ public struct TraitLegibilityWeight: TraitDefinition {
 extension TraitCollection {
   /// The legibility weight: the value of ``TraitLegibilityWeight``.
   public var legibilityWeight: LegibilityWeight { self[TraitLegibilityWeight.self] }
+
+  /// Creates a collection that sets only ``legibilityWeight``, as UIKit's
+  /// `init(legibilityWeight:)` does.
+  ///
+  /// - Parameter legibilityWeight: The value of ``TraitLegibilityWeight``.
+  public init(legibilityWeight: LegibilityWeight) {
+    self.init(TraitLegibilityWeight.self, value: legibilityWeight)
+  }
 }
 
 extension MutableTraits {

@@ -37,6 +37,14 @@ public struct TraitListEnvironment: TraitDefinition {
 extension TraitCollection {
   /// The list environment: the value of ``TraitListEnvironment``.
   public var listEnvironment: ListEnvironment { self[TraitListEnvironment.self] }
+
+  /// Creates a collection that sets only ``listEnvironment``, as UIKit's
+  /// `init(listEnvironment:)` does.
+  ///
+  /// - Parameter listEnvironment: The value of ``TraitListEnvironment``.
+  public init(listEnvironment: ListEnvironment) {
+    self.init(TraitListEnvironment.self, value: listEnvironment)
+  }
 }
 
 extension MutableTraits {

@@ -90,6 +90,14 @@ extension TraitCollection {
   public var preferredContentSizeCategory: ContentSizeCategory {
     self[TraitPreferredContentSizeCategory.self]
   }
+
+  /// Creates a collection that sets only ``preferredContentSizeCategory``, as UIKit's
+  /// `init(preferredContentSizeCategory:)` does.
+  ///
+  /// - Parameter preferredContentSizeCategory: The value of ``TraitPreferredContentSizeCategory``.
+  public init(preferredContentSizeCategory: ContentSizeCategory) {
+    self.init(TraitPreferredContentSizeCategory.self, value: preferredContentSizeCategory)
+  }
 }
 
 extension MutableTraits {

@@ -28,6 +28,14 @@ public struct TraitSceneCaptureState: TraitDefinition {
 extension TraitCollection {
   /// The scene capture state: the value of ``TraitSceneCaptureState``.
   public var sceneCaptureState: SceneCaptureState { self[TraitSceneCaptureState.self] }
+
+  /// Creates a collection that sets only ``sceneCaptureState``, as UIKit's
+  /// `init(sceneCaptureState:)` does.
+  ///
+  /// - Parameter sceneCaptureState: The value of ``TraitSceneCaptureState``.
+  public init(sceneCaptureState: SceneCaptureState) {
+    self.init(TraitSceneCaptureState.self, value: sceneCaptureState)
+  }
 }
 
 extension MutableTraits {

@@ -33,6 +33,14 @@ extension TraitCollection {
   public var toolbarItemPresentationSize: NSToolbarItemPresentationSize {
     self[TraitToolbarItemPresentationSize.self]
   }
+
+  /// Creates a collection that sets only ``toolbarItemPresentationSize``, as UIKit's
+  /// `init(toolbarItemPresentationSize:)` does.
+  ///
+  /// - Parameter toolbarItemPresentationSize: The value of ``TraitToolbarItemPresentationSize``.
+  public init(toolbarItemPresentationSize: NSToolbarItemPresentationSize) {
+    self.init(TraitToolbarItemPresentationSize.self, value: toolbarItemPresentationSize)
+  }
 }
 
 extension MutableTraits {

@@ -18,6 +18,14 @@ extension TraitCollection {
   /// The typesetting language as a BCP 47 tag, or `nil`: the value of
   /// ``TraitTypesettingLanguage``.
   public var typesettingLanguage: String? { self[TraitTypesettingLanguage.self] }
+
+  /// Creates a collection that sets only ``typesettingLanguage``, as UIKit's
+  /// `init(typesettingLanguage:)` does.
+  ///
+  /// - Parameter typesettingLanguage: The value of ``TraitTypesettingLanguage``.
+  public init(typesettingLanguage: String?) {
+    self.init(TraitTypesettingLanguage.self, value: typesettingLanguage)
+  }
 }
 
 extension MutableTraits {

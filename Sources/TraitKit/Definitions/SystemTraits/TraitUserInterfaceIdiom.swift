@@ -36,6 +36,14 @@ public struct TraitUserInterfaceIdiom: TraitDefinition {
 extension TraitCollection {
   /// The interface idiom: the value of ``TraitUserInterfaceIdiom``.
   public var userInterfaceIdiom: UserInterfaceIdiom { self[TraitUserInterfaceIdiom.self] }
+
+  /// Creates a collection that sets only ``userInterfaceIdiom``, as UIKit's
+  /// `init(userInterfaceIdiom:)` does.
+  ///
+  /// - Parameter userInterfaceIdiom: The value of ``TraitUserInterfaceIdiom``.
+  public init(userInterfaceIdiom: UserInterfaceIdiom) {
+    self.init(TraitUserInterfaceIdiom.self, value: userInterfaceIdiom)
+  }
 }
 
 extension MutableTraits {

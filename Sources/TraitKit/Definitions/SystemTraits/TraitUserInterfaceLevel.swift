@@ -28,6 +28,14 @@ public struct TraitUserInterfaceLevel: TraitDefinition {
 extension TraitCollection {
   /// The interface level: the value of ``TraitUserInterfaceLevel``.
   public var userInterfaceLevel: UserInterfaceLevel { self[TraitUserInterfaceLevel.self] }
+
+  /// Creates a collection that sets only ``userInterfaceLevel``, as UIKit's
+  /// `init(userInterfaceLevel:)` does.
+  ///
+  /// - Parameter userInterfaceLevel: The value of ``TraitUserInterfaceLevel``.
+  public init(userInterfaceLevel: UserInterfaceLevel) {
+    self.init(TraitUserInterfaceLevel.self, value: userInterfaceLevel)
+  }
 }
 
 extension MutableTraits {

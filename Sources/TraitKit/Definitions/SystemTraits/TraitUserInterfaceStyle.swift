@@ -28,6 +28,14 @@ public struct TraitUserInterfaceStyle: TraitDefinition {
 extension TraitCollection {
   /// The interface style: the value of ``TraitUserInterfaceStyle``.
   public var userInterfaceStyle: UserInterfaceStyle { self[TraitUserInterfaceStyle.self] }
+
+  /// Creates a collection that sets only ``userInterfaceStyle``, as UIKit's
+  /// `init(userInterfaceStyle:)` does.
+  ///
+  /// - Parameter userInterfaceStyle: The value of ``TraitUserInterfaceStyle``.
+  public init(userInterfaceStyle: UserInterfaceStyle) {
+    self.init(TraitUserInterfaceStyle.self, value: userInterfaceStyle)
+  }
 }
 
 extension MutableTraits {

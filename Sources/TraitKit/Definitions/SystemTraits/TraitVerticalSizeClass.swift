@@ -16,6 +16,14 @@ public struct TraitVerticalSizeClass: TraitDefinition {
 extension TraitCollection {
   /// The vertical size class: the value of ``TraitVerticalSizeClass``.
   public var verticalSizeClass: UserInterfaceSizeClass { self[TraitVerticalSizeClass.self] }
+
+  /// Creates a collection that sets only ``verticalSizeClass``, as UIKit's
+  /// `init(verticalSizeClass:)` does.
+  ///
+  /// - Parameter verticalSizeClass: The value of ``TraitVerticalSizeClass``.
+  public init(verticalSizeClass: UserInterfaceSizeClass) {
+    self.init(TraitVerticalSizeClass.self, value: verticalSizeClass)
+  }
 }
 
 extension MutableTraits {
