@@ -84,8 +84,10 @@ extension TraitGraph {
       }
       return inherited
     }
-    // Nothing was pending for the subtree, so nothing changed: the flags above still hold.
-    guard ran else { return }
+    // Nothing was pending for the subtree, so nothing changed; on a clean graph nothing is
+    // pending anywhere, and the flags above need no refresh. On a dirty one they do: the work
+    // they claim may have left with a node detached since.
+    guard ran || _isDirty else { return }
     _keepPendingNeededOutside(start, below: ancestors)
     // The ancestors' flags may now claim pending work that the subtree pass has done.
     var child = start
@@ -224,6 +226,15 @@ extension TraitGraph {
   /// Numbers rounds across all graphs, for the nodes' visit stamps.
   static let _nextRoundNumber = Atomic<UInt64>(0)
 
+  /// Lets go of `released` and `buried` within this call, so that their deinitializers run
+  /// while the caller says the pass is ending.
+  ///
+  /// NB: not optimized, so that the optimizer can neither inline it nor have the caller let go
+  /// of the values after the call instead, as a release build did
+  /// (`deinitializerNoOpPassKeepsCounters`).
+  @inline(never) @_optimize(none)
+  private static func _letGo(_ released: consuming [_Storage]?, _ buried: consuming [TraitNode]) {}
+
   /// Runs a pass from `start`, given the changes pending above it that reach it (asked again
   /// for each round); returns whether anything was pending, so that the pass ran.
   @discardableResult
@@ -263,11 +274,12 @@ extension TraitGraph {
       _checkInvariants()
       // NB: last, with the pass over: the values' and the buried nodes' deinitializers may
       // change the tree or run a pass of this graph.
-      let wasEnding = _isEndingPass
-      _isEndingPass = true
-      _ = consume released
-      _ = consume buried
-      _isEndingPass = wasEnding
+      if released != nil || !buried.isEmpty {
+        let wasEnding = _isEndingPass
+        _isEndingPass = true
+        Self._letGo(consume released, consume buried)
+        _isEndingPass = wasEnding
+      }
     }
     while true {
       _lastPass.rounds += 1

@@ -152,7 +152,7 @@ open class TraitNode: TraitEnvironment {
     if let overrides = _overrides {
       _overrides = nil
       overrides.deinitialize(count: 1)
-      overrides.deallocate()
+      UnsafeMutableRawPointer(overrides).deallocate()
     }
   }
 
@@ -399,6 +399,7 @@ open class TraitNode: TraitEnvironment {
     guard let overrides = _overrides, !overrides.pointee._specified.isEmpty || _overridesChanged
     else {
       // No overrides to apply (a node that never wrote them has no storage for them): share.
+      if _overrides != nil { _overridesAppliedAtStamp = _ThreadLocals.overridesAccessStamp }
       if _ownsResolved {
         replaced = _resolvedRef
         _ownsResolved = false
@@ -436,6 +437,7 @@ open class TraitNode: TraitEnvironment {
         _inherited = newInherited.takeUnretainedValue()
       }
       _overridesChanged = false
+      _overridesAppliedAtStamp = _ThreadLocals.overridesAccessStamp
     }
     _resolvedEpoch = epoch
     if let replaced { _recycleReplaced(replaced) }
@@ -493,7 +495,8 @@ open class TraitNode: TraitEnvironment {
       let changed = overrides.pointee.differences(from: newValue)
       overrides.pointee = newValue
       guard !changed.isEmpty else { return }
-      _overridesDidChange(changed, to: overrides)
+      // NB: no code ran since the write, so no refresh applied it: no access stamp to compare.
+      _overridesDidChange(changed, to: overrides, accessStamp: .max)
     }
     @inlinable
     _modify {
@@ -504,31 +507,68 @@ open class TraitNode: TraitEnvironment {
       let overrides = _overrides ?? _makeOverrides()
       let stamp = TraitNode._nextOverridesAccessStamp()
       overrides.pointee._accessStamp = stamp
-      yield &overrides.pointee
-      // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned
-      // to, even with a value copied out of an earlier access — left another stamp, and no
-      // record of what changed.
-      if overrides.pointee._accessStamp != stamp {
-        _overridesDidChangeWhole(overrides)
-      } else if !overrides.pointee._changed.isEmpty {
-        _overridesDidChangeAfterModify(overrides)
+      // NB: deferred, so that an access that ends with an error thrown reports what it changed
+      // too.
+      defer {
+        // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned
+        // to, even with a value copied out of an earlier access — left another stamp, and no
+        // record of what changed.
+        if overrides.pointee._accessStamp != stamp {
+          _overridesDidChangeWhole(overrides, accessStamp: stamp)
+        } else if !overrides.pointee._changed.isEmpty {
+          _overridesDidChangeAfterModify(overrides, accessStamp: stamp)
+        }
       }
+      yield &overrides.pointee
     }
   }
 
-  /// Gives this node its overrides' memory, on the first write to them.
+  /// Gives this node its overrides' memory, on the first write to them: the overrides, then
+  /// ``_overridesAppliedAtStamp``, which a whole assignment of the overrides leaves alone.
   @usableFromInline
   final func _makeOverrides() -> UnsafeMutablePointer<TraitOverrides> {
-    let overrides = UnsafeMutablePointer<TraitOverrides>.allocate(capacity: 1)
+    let memory = UnsafeMutableRawPointer.allocate(
+      byteCount: Self._appliedAtStampOffset + MemoryLayout<UInt64>.size,
+      alignment: Swift.max(MemoryLayout<TraitOverrides>.alignment, MemoryLayout<UInt64>.alignment)
+    )
+    memory.storeBytes(of: 0, toByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+    let overrides = memory.bindMemory(to: TraitOverrides.self, capacity: 1)
     overrides.initialize(to: TraitOverrides())
     _overrides = overrides
     return overrides
   }
 
+  /// Where ``_overridesAppliedAtStamp`` lies in the overrides' memory.
+  @inline(__always) private static var _appliedAtStampOffset: Int {
+    (MemoryLayout<TraitOverrides>.size + MemoryLayout<UInt64>.alignment - 1)
+      & ~(MemoryLayout<UInt64>.alignment - 1)
+  }
+
+  /// The last overrides access stamp this thread had taken when a refresh last applied the
+  /// node's overrides (see `_nextOverridesAccessStamp()`); requires the overrides' memory.
+  ///
+  /// A refresh that applied them during an in-place access, from a read in the code the access
+  /// yields to, took place at or after the access's own stamp: the access's end cannot compare
+  /// its writes with the collection then. Kept beside the overrides, not in the node, so that
+  /// nodes that override nothing pay nothing for it (traitkit-bench S10).
+  final var _overridesAppliedAtStamp: UInt64 {
+    get {
+      UnsafeRawPointer(_overrides.unsafelyUnwrapped)
+        .load(fromByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+    }
+    set {
+      UnsafeMutableRawPointer(_overrides.unsafelyUnwrapped)
+        .storeBytes(of: newValue, toByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+    }
+  }
+
   /// Takes the overrides that an in-place access replaced whole, which left no record of the
   /// traits it changed.
   @usableFromInline
-  final func _overridesDidChangeWhole(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
+  final func _overridesDidChangeWhole(
+    _ overrides: UnsafeMutablePointer<TraitOverrides>,
+    accessStamp: UInt64
+  ) {
     overrides.pointee._accessStamp = 0
     overrides.pointee._changed = .none
     // NB: the node's shield is still the old overrides': their exact traits, to which the
@@ -536,9 +576,11 @@ open class TraitNode: TraitEnvironment {
     let conservative =
       _shield | overrides.pointee._specified.filter
       | _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
+    let values = _valueChanges(under: overrides.pointee, among: nil, accessStamp: accessStamp)
     _overridesDidChange(
-      _valueChanges(under: overrides.pointee, among: nil) ?? conservative,
-      shield: overrides.pointee._shield
+      values?.changed ?? conservative,
+      shield: overrides.pointee._shield,
+      refresh: values.map { !$0.restored.isEmpty } ?? true
     )
   }
 
@@ -560,18 +602,23 @@ open class TraitNode: TraitEnvironment {
   /// The blocks of stamps taken so far (see `_nextOverridesAccessStamp()`).
   private static let _overridesAccessStampBlocks = Atomic<UInt64>(0)
 
-  /// The traits whose values at this node differ under the overrides `new` from its current
-  /// collection's, among `candidates` (every trait when nil); nil when that cannot be told
-  /// without resolving: the node's collection or its parent's is not current, or does not apply
-  /// the node's old overrides.
+  /// Among `candidates` (every trait when nil), the traits whose values at this node differ under
+  /// the overrides `new` from its current collection's, and those whose stored values differ at
+  /// all, equal or not, which a refresh must store anew; nil when that cannot be told without
+  /// resolving: the node's collection or its parent's is not current, or does not apply the
+  /// node's old overrides, as when a refresh applied the new ones during the access whose stamp
+  /// is `accessStamp` (`.max` for no access).
   ///
   /// The overflow bit of `candidates`, which stands for every trait past the exact ones, is
-  /// kept as it is.
+  /// kept in both as it is.
   private final func _valueChanges(
     under new: TraitOverrides,
-    among candidates: _TraitFilter?
-  ) -> _TraitFilter? {
-    guard _resolvedIsCurrent, !_overridesChanged else { return nil }
+    among candidates: _TraitFilter?,
+    accessStamp: UInt64
+  ) -> (changed: _TraitFilter, restored: _TraitFilter)? {
+    guard _resolvedIsCurrent, !_overridesChanged, _overridesAppliedAtStamp < accessStamp else {
+      return nil
+    }
     let inherited: Unmanaged<_Storage>
     if let parent = _parentRef {
       guard parent._withUnsafeGuaranteedRef({ $0._resolvedIsCurrent }) else { return nil }
@@ -584,52 +631,70 @@ open class TraitNode: TraitEnvironment {
     let old = _resolvedRef.takeUnretainedValue()
     let source = inherited.takeUnretainedValue()
     var changed = _TraitFilter.none
+    var restored = _TraitFilter.none
     guard let candidates else {
-      for index in 0..<Swift.max(old.count, source.count, new._storage.count)
-      where Self._valueDiffers(at: index, in: old, under: new, over: source) {
-        changed |= _TraitFilter(index: index)
+      for index in 0..<Swift.max(old.count, source.count, new._storage.count) {
+        Self._compare(at: index, in: old, under: new, over: source, &changed, &restored)
       }
-      return changed
+      return (changed, restored)
     }
     let overflow = _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
     changed = candidates & overflow
+    restored = changed
     var low = candidates.low
     while low != 0 {
-      let index = low.trailingZeroBitCount
-      if Self._valueDiffers(at: index, in: old, under: new, over: source) {
-        changed |= _TraitFilter(index: index)
-      }
+      Self._compare(
+        at: low.trailingZeroBitCount,
+        in: old,
+        under: new,
+        over: source,
+        &changed,
+        &restored
+      )
       low &= low &- 1
     }
     var high = (candidates & ~overflow).high
     while high != 0 {
-      let index = 64 + high.trailingZeroBitCount
-      if Self._valueDiffers(at: index, in: old, under: new, over: source) {
-        changed |= _TraitFilter(index: index)
-      }
+      Self._compare(
+        at: 64 + high.trailingZeroBitCount,
+        in: old,
+        under: new,
+        over: source,
+        &changed,
+        &restored
+      )
       high &= high &- 1
     }
-    return changed
+    return (changed, restored)
   }
 
-  /// Whether the trait at `index` differs between `old` and what the overrides `new` give over
-  /// `inherited`.
+  /// Adds the trait at `index` to `changed` when its value in `old` differs from what the
+  /// overrides `new` give over `inherited`, and to `restored` when its stored value does, equal
+  /// or not.
   @inline(__always)
-  private static func _valueDiffers(
+  private static func _compare(
     at index: Int,
     in old: _Storage,
     under new: TraitOverrides,
-    over inherited: _Storage
-  ) -> Bool {
-    !old.slotEqual(at: index, to: new._specified.contains(index) ? new._storage : inherited)
+    over inherited: _Storage,
+    _ changed: inout _TraitFilter,
+    _ restored: inout _TraitFilter
+  ) {
+    let source = new._specified.contains(index) ? new._storage : inherited
+    guard old.rawSlot(at: index).word != source.rawSlot(at: index).word else { return }
+    restored |= _TraitFilter(index: index)
+    if !old.slotEqual(at: index, to: source) { changed |= _TraitFilter(index: index) }
   }
 
   /// Consumes the change record that an in-place mutation of the overrides left.
   @usableFromInline
-  final func _overridesDidChangeAfterModify(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
+  final func _overridesDidChangeAfterModify(
+    _ overrides: UnsafeMutablePointer<TraitOverrides>,
+    accessStamp: UInt64
+  ) {
     let changed = overrides.pointee._changed
     overrides.pointee._changed = .none
-    _overridesDidChange(changed, to: overrides)
+    _overridesDidChange(changed, to: overrides, accessStamp: accessStamp)
   }
 
   /// Takes the node's new overrides, at `new`, whose overrides of the traits in `changed` differ
@@ -642,19 +707,28 @@ open class TraitNode: TraitEnvironment {
   @inline(__always)
   private final func _overridesDidChange(
     _ changed: _TraitFilter,
-    to new: UnsafeMutablePointer<TraitOverrides>
+    to new: UnsafeMutablePointer<TraitOverrides>,
+    accessStamp: UInt64
   ) {
     // NB: read in place, not copied out, which would retain its storage (traitkit-bench S1).
     let shield = new.pointee._shield
     let flipped = changed & (shield ^ _shield)
-    guard !flipped.isEmpty, let values = _valueChanges(under: new.pointee, among: flipped) else {
+    guard !flipped.isEmpty,
+      let values = _valueChanges(under: new.pointee, among: flipped, accessStamp: accessStamp)
+    else {
       return _overridesDidChange(changed, shield: shield)
     }
-    _overridesDidChange(changed & ~flipped | values, shield: shield)
+    _overridesDidChange(
+      changed & ~flipped | values.changed,
+      shield: shield,
+      refresh: !values.restored.isEmpty
+    )
   }
 
   /// Takes the node's new overrides, whose shield is `shield`, under which the values of the
-  /// traits in `changed` may differ, and those only.
+  /// traits in `changed` may differ, and those only; `refresh` says whether the node's collection
+  /// must be made anew, for values that changed or that are equal but stored differently (such as
+  /// `-0.0` and `0.0`, or values that a custom `valuesEqual` calls equal).
   ///
   /// With no value changed (R3: nothing is invalidated) the collection stays current; the next
   /// refresh, after some other change, applies the new overrides. Only what the node shields may
@@ -662,13 +736,17 @@ open class TraitNode: TraitEnvironment {
   /// node's registrations have not heard of yet would no longer reach them through the shield,
   /// so a trait newly shielded is pending here while a change of it is pending above, or may be
   /// on its way down in a running pass.
-  final func _overridesDidChange(_ changed: _TraitFilter, shield: _TraitFilter) {
+  final func _overridesDidChange(
+    _ changed: _TraitFilter,
+    shield: _TraitFilter,
+    refresh: Bool = true
+  ) {
     let added = shield & ~_shield & ~changed
     _shield = shield
     // NB: even when no value changed: the collection may be the parent's, shared, which a
     // refresh would keep for a node whose inherited collection stays (a node detached).
     _overridesChanged = true
-    if !changed.isEmpty { _treeDidChange() }
+    if refresh || !changed.isEmpty { _treeDidChange() }
     let heldBack = added.isEmpty ? added : added & _changesPendingAbove(among: added)
     if !(changed | heldBack).isEmpty { _markPending(changed | heldBack) }
   }

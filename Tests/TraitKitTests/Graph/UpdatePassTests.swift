@@ -685,6 +685,34 @@ struct UpdatePassTests {
     )
   }
 
+  @Test(
+    "a no-op subtree pass after the pending node left lets the next change call onNeedsUpdate (R5)"
+  )
+  func noOpSubtreePassLeavesGraphClean() {
+    let graph = TraitGraph()
+    let leaving = TraitNode()
+    let other = TraitNode()
+    graph.root.addTraitChild(leaving)
+    graph.root.addTraitChild(other)
+    leaving.registerForTraitChanges([GTThemeTrait.self]) { (_: TraitNode, _: TraitCollection) in }
+    other.registerForTraitChanges([GTThemeTrait.self]) { (_: TraitNode, _: TraitCollection) in }
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    leaving.traitOverrides[GTThemeTrait.self] = 1
+    #expect(requests == 1)
+    // The only pending change leaves the graph with its node.
+    leaving.removeFromTraitParent()
+    // A subtree pass: nothing is pending for it, and nothing anywhere in the graph.
+    other.updateTraitsIfNeeded()
+
+    graph.root.traitOverrides[GTThemeTrait.self] = 2
+    // The graph went clean with the subtree pass and dirty again now.
+    #expect(requests == 2)
+    withExtendedLifetime(leaving) {}
+  }
+
   @Test("a pass that needs exactly 99 follow-up rounds still converges")
   func longChainConverges() {
     let graph = TraitGraph()
