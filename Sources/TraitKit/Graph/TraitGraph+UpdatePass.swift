@@ -104,13 +104,17 @@ extension TraitGraph {
     _isDirty = _hasPendingWork()
   }
 
-  /// Narrows the changes pending at `ancestors`, the nearest first, which a subtree pass from
-  /// `start` delivered to its subtree, to those that something outside that subtree observes: the
-  /// ancestor itself, or a subtree of one of its other children that does not override them.
+  /// Moves the changes pending at `ancestors`, the nearest first, which a subtree pass from
+  /// `start` delivered to its subtree, down to where something outside that subtree observes
+  /// them: each ancestor keeps those its own registrations observe, and each of its other
+  /// children whose subtree observes one and does not override it takes it as pending.
   ///
   /// Without it, a change above that only the subtree observes would keep the graph dirty after
-  /// the subtree pass delivered it, and the next change would not call `onNeedsUpdate` (R5). Only
-  /// while the ancestors are still the start's, as they were when the pass began.
+  /// the subtree pass delivered it, and the next change would not call `onNeedsUpdate` (R5);
+  /// kept at the ancestor, a change that sibling subtrees observe would keep it dirty after
+  /// their own subtree passes delivered it too. A pass from the ancestor would carry the change
+  /// down to those children just the same. Only while the ancestors are still the start's, as
+  /// they were when the pass began.
   private func _keepPendingNeededOutside(_ start: TraitNode, below ancestors: [TraitNode]) {
     guard !ancestors.isEmpty,
       start._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque()
@@ -121,20 +125,20 @@ extension TraitGraph {
       node = ancestor
     }
     guard node._parent == nil else { return }
-    // The traits observed under `child` outside the start's subtree that a change at its parent
-    // reaches.
-    var neededBelow = _TraitFilter.none
-    var child = start
-    for ancestor in ancestors {
-      var needed = ancestor._observedHere | (neededBelow & ~child._shield)
+    // From the root down: what reaches each ancestor is its own pending changes and those that
+    // come down to it from above through its shield.
+    var reaching = _TraitFilter.none
+    for (depth, ancestor) in ancestors.enumerated().reversed() {
+      reaching = ancestor._pending | (reaching & ~ancestor._shield)
+      ancestor._pending = reaching & ancestor._observedHere
+      guard !reaching.isEmpty else { continue }
+      let child = depth == 0 ? start : ancestors[depth - 1]
       for position in 0..<ancestor._children.count {
         ancestor._children[position]._withUnsafeGuaranteedRef { other in
-          if other !== child { needed |= other._subtreeObserved & ~other._shield }
+          guard other !== child else { return }
+          other._pending |= reaching & ~other._shield & other._subtreeObserved
         }
       }
-      ancestor._pending = ancestor._pending & needed
-      neededBelow = needed
-      child = ancestor
     }
   }
 

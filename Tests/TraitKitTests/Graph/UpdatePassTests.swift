@@ -886,6 +886,74 @@ struct UpdatePassTests {
     #expect(requests == 3)
   }
 
+  @Test("subtree passes of siblings that together deliver a change above them clean the graph")
+  func siblingSubtreePassesDeliverChangeAboveAndClean() {
+    let graph = TraitGraph()
+    let (a, b, c) = (GTNode("a"), GTNode("b"), GTNode("c"))
+    graph.root.gtAdd(a, b, c)
+    var calls: [String] = []
+    for node in [a, b] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in calls.append(node.name)
+      }
+    }
+    // `c` overrides the trait: the change above never reaches it.
+    c.traitOverrides.horizontalSizeClass = .regular
+    c.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (node: GTNode, _: TraitCollection) in calls.append(node.name)
+    }
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    #expect(requests == 1)
+    a.updateTraitsIfNeeded()
+    b.updateTraitsIfNeeded()
+    #expect(calls == ["a", "b"])
+    // Nothing is owed anywhere: a pass of the graph finds nothing to do…
+    graph.updateTraitsIfNeeded()
+    #expect(graph.statistics.lastPass.rounds == 0)
+    #expect(graph.statistics.lastPass.nodesVisited == 0)
+    // …and the next change asks for a pass again.
+    graph.root.traitOverrides.horizontalSizeClass = .regular
+    #expect(requests == 2)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == ["a", "b", "a", "b"])
+  }
+
+  @Test("a change above a subtree pass still reaches the root's and a deeper sibling's observers")
+  func changeAboveSubtreePassReachesOtherObservers() {
+    let graph = TraitGraph()
+    let (a, b, deep) = (GTNode("a"), GTNode("b"), GTNode("deep"))
+    graph.root.gtAdd(a, b)
+    b.addTraitChild(deep)
+    var calls: [String] = []
+    for node in [a, deep] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (node: GTNode, _: TraitCollection) in calls.append(node.name)
+      }
+    }
+    graph.root.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+      (_: TraitNode, _: TraitCollection) in calls.append("root")
+    }
+    graph.updateTraitsIfNeeded()
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+
+    graph.root.traitOverrides.horizontalSizeClass = .compact
+    a.updateTraitsIfNeeded()
+    #expect(calls == ["a"])
+    // Still owed to the root and to `deep`: the graph stays dirty, and its pass delivers there
+    // only.
+    b.traitOverrides.userInterfaceStyle = .dark
+    #expect(requests == 1)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == ["a", "root", "deep"])
+    graph.updateTraitsIfNeeded()
+    #expect(graph.statistics.lastPass.rounds == 0)
+  }
+
   @Test("a subtree pass of two rounds that delivered a change above it cleans the graph too")
   func twoRoundSubtreePassCleans() {
     let graph = TraitGraph()
