@@ -34,10 +34,15 @@ extension TraitCollection {
 
   /// Returns the traits whose values differ between this collection and `other`.
   ///
+  /// Inside a tracked closure, the comparison counts as a read of every trait of each collection
+  /// obtained there.
+  ///
   /// - Parameter other: The collection to compare with.
   /// - Returns: The differing traits, in the order of their dense indices.
   /// - Complexity: O(*n*), where *n* is the number of traits.
   public func changedTraits(from other: TraitCollection) -> [Trait] {
+    _recordComparison(.all)
+    other._recordComparison(.all)
     let lhs = _storage
     let rhs = other._storage
     if lhs === rhs { return [] }
@@ -49,28 +54,37 @@ extension TraitCollection {
   /// Returns whether this collection holds, for every trait that `other` sets, the same value.
   ///
   /// Custom traits count like system traits **(beyond UIKit, which considers system traits
-  /// only)**.
+  /// only)**. Inside a tracked closure, the comparison counts as a read of the traits `other`
+  /// sets, in this collection, and of every trait, in `other`, if each was obtained there.
   ///
   /// - Parameter other: The collection whose set traits to look for.
   /// - Returns: `true` when every trait `other` sets has an equal value here.
   /// - Complexity: O(*n*), where *n* is the number of traits.
   public func containsTraits(in other: TraitCollection) -> Bool {
+    other._recordComparison(.all)
     let source = other._storage
+    let recorder = _recorder
     return (0..<source.count).allSatisfy { index in
-      !source.isPresent(at: index, info: _TraitRegistry.info(at: index))
-        || _storage.slotEqual(at: index, to: source)
+      guard source.isPresent(at: index, info: _TraitRegistry.info(at: index)) else { return true }
+      if let recorder {
+        _TrackingRecord.recordRead(index, through: recorder, of: Unmanaged.passUnretained(_storage))
+      }
+      return _storage.slotEqual(at: index, to: source)
     }
   }
 
   /// Returns whether dynamic colors could resolve differently under `other`.
   ///
   /// Compares the traits of ``systemTraitsAffectingColorAppearance`` and every custom trait
-  /// whose ``TraitDefinition/affectsColorAppearance`` is `true`.
+  /// whose ``TraitDefinition/affectsColorAppearance`` is `true`. Inside a tracked closure, the
+  /// comparison counts as a read of those traits of each collection obtained there.
   ///
   /// - Parameter other: The collection to compare with.
   /// - Returns: `true` when any trait that affects color appearance differs.
   /// - Complexity: O(*n*), where *n* is the number of traits.
   public func hasDifferentColorAppearance(comparedTo other: TraitCollection) -> Bool {
+    _recordComparison(.colorAppearance)
+    other._recordComparison(.colorAppearance)
     let lhs = _storage
     let rhs = other._storage
     if lhs === rhs { return false }
@@ -115,5 +129,19 @@ extension TraitCollection {
   @_disfavoredOverload
   public func hasDifferentColorAppearance(comparedTo other: TraitCollection?) -> Bool {
     hasDifferentColorAppearance(comparedTo: other ?? TraitCollection())
+  }
+}
+
+extension TraitCollection {
+  /// Records, when this collection was obtained inside a tracked closure, that a comparison read
+  /// `traits` of it (see `_TrackingRecord.recordComparison(_:through:of:)`).
+  @inline(__always)
+  func _recordComparison(_ traits: _ComparedTraits) {
+    guard let recorder = _recorder else { return }
+    _TrackingRecord.recordComparison(
+      traits,
+      through: recorder,
+      of: Unmanaged.passUnretained(_storage)
+    )
   }
 }

@@ -2,12 +2,15 @@ extension TraitCollection: Hashable {
   /// Returns whether two collections hold equal values for every trait.
   ///
   /// Values are compared with each trait's ``TraitDefinition/valuesEqual(_:_:)``; collections
-  /// that share storage compare equal at once.
+  /// that share storage compare equal at once. Inside a tracked closure, the comparison counts
+  /// as a read of every trait of each collection obtained there.
   ///
   /// - Complexity: O(1) for collections that share storage; O(*n*) otherwise, where *n* is the
   ///   number of traits.
   public static func == (lhs: TraitCollection, rhs: TraitCollection) -> Bool {
-    lhs._storage.isEqual(to: rhs._storage)
+    lhs._recordComparison(.all)
+    rhs._recordComparison(.all)
+    return lhs._storage.isEqual(to: rhs._storage)
   }
 
   /// Hashes the traits that hold a value other than their default, with the values of system
@@ -16,8 +19,12 @@ extension TraitCollection: Hashable {
   /// A custom trait contributes its presence only: its ``TraitDefinition/valuesEqual(_:_:)`` may
   /// be looser than its values' `==`, and equal collections must hash equally.
   ///
+  /// Inside a tracked closure, hashing a collection obtained there counts as a read of every
+  /// trait.
+  ///
   /// - Parameter hasher: The hasher to feed.
   public func hash(into hasher: inout Hasher) {
+    _recordComparison(.all)
     var present = 0
     for index in 0..<_storage.count {
       let info = _TraitRegistry.info(at: index)

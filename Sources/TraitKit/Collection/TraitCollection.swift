@@ -154,10 +154,14 @@ public struct TraitCollection: Sendable {
     // no value in any collection, so that read does not touch `storage`; recording runs no
     // user code (traitkit-bench S7).
     guard let entry = _TraitRegistry.registeredEntry(of: T.self) else {
-      _TrackingRecord.recordRead(_TraitRegistry.index(of: T.self), through: recorder)
+      _TrackingRecord.recordDefaultRead(_TraitRegistry.index(of: T.self), through: recorder)
       return T.defaultValue
     }
-    _TrackingRecord.recordRead(entry & ~_TraitRegistry.boxedFlag, through: recorder)
+    _TrackingRecord.recordRead(
+      entry & ~_TraitRegistry.boxedFlag,
+      through: recorder,
+      of: storage
+    )
     return storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry) }
   }
 }

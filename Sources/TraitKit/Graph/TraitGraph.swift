@@ -77,6 +77,7 @@ public final class TraitGraph {
   // then stops early, and its delivery goes on one registration at a time, as after a run.
   @inline(__always) func _valuesDidChange() {
     _epoch &+= 1
+    _TrackingRecord.noteTreeChange()
     if let node = _runNode {
       node._withUnsafeGuaranteedRef { $0._observers.unsafelyUnwrapped.interruptRun() }
     }

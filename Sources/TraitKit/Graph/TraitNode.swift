@@ -170,6 +170,7 @@ open class TraitNode: TraitEnvironment {
       }
     }
     TraitNode._detachedEpoch.add(1, ordering: .relaxed)
+    _TrackingRecord.noteTreeChange()
     return children
   }
 
@@ -1076,6 +1077,7 @@ open class TraitNode: TraitEnvironment {
       graph._withUnsafeGuaranteedRef { $0._valuesDidChange() }
     } else {
       TraitNode._detachedEpoch.add(1, ordering: .relaxed)
+      _TrackingRecord.noteTreeChange()
     }
   }
 

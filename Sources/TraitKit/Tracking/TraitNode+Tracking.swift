@@ -84,6 +84,12 @@ extension TraitNode {
   final func _endTrackedRun(_ run: _TrackedRun) {
     _TrackingRecord.leave(restoring: run.enclosing)
     run.record._withUnsafeGuaranteedRef { record in
+      // A change during this run took place during the enclosing one too.
+      if record.treeChangedDuringRun, let enclosing = run.enclosing {
+        Unmanaged<_TrackingRecord>.fromOpaque(enclosing)._withUnsafeGuaranteedRef {
+          $0.treeChangedDuringRun = true
+        }
+      }
       if record.runs > 1 { record.leaveReentry(hiding: run.enclosing) }
       record.endRun()
       if !record.isLive {

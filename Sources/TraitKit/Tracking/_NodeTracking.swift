@@ -85,9 +85,14 @@ final class _NodeTracking {
         continue
       }
       position += 1
-      guard watcher.baseline !== current,
-        watcher.traits.contains(where: { !current.slotEqual(at: $0, to: watcher.baseline) })
+      guard
+        watcher.readMixedValues
+          || (watcher.baseline !== current
+            && watcher.readTrait(in: current, watcher.baseline) {
+              !current.slotEqual(at: $0, to: watcher.baseline)
+            })
       else { continue }
+      watcher.readMixedValues = false
       var replaced = current
       swap(&replaced, &watcher.baseline)
       graph._recycleIfLast(&replaced)
@@ -133,6 +138,9 @@ final class _TrackingRecord {
   /// them, the run's end has nothing to sweep.
   @exclusivity(unchecked) var touchedDependencies = 0
   @exclusivity(unchecked) var isRecording = false
+  /// Whether a node's collection may have changed during the current run, on this thread: then
+  /// the run may have read values that its nodes no longer hold (see `endRun`).
+  @exclusivity(unchecked) var treeChangedDuringRun = false
   /// How many runs of this record are under way (more than one when a run nests another).
   @exclusivity(unchecked) var runs = 0
   @exclusivity(unchecked) var isLive = true
@@ -159,6 +167,7 @@ final class _TrackingRecord {
     if runs == 0 {
       run &+= 1
       touchedDependencies = 0
+      treeChangedDuringRun = false
       // NB: the reads of this run are new: a change of one of them later in the pass that
       // invalidated the slot must invalidate it again.
       invalidatedInPass = 0
@@ -177,6 +186,14 @@ final class _TrackingRecord {
     // NB: a run that read the same nodes as the one before touched every dependency, the recent
     // one among them: nothing to sweep, and the dependencies' list is not read (traitkit-bench
     // S7).
+    // NB: only after a change during the run: a run that changed nothing, the common case, reads
+    // no node here (traitkit-bench S7).
+    defer {
+      if treeChangedDuringRun {
+        treeChangedDuringRun = false
+        if !baselinesAreCurrent() { markNodesChangedSinceRead() }
+      }
+    }
     guard touchedDependencies != dependencies.count else { return }
     // NB: the recent dependency stays for the next run, which mostly reads the same node, unless
     // this run did not touch it (then the sweep below drops it).
@@ -193,6 +210,47 @@ final class _TrackingRecord {
       }
     }
     if kept < dependencies.count { dependencies.removeLast(dependencies.count - kept) }
+  }
+
+  /// Notes that a node's collection may have changed: the innermost run on this thread, if any,
+  /// then checks its baselines when it ends (see `endRun`).
+  @inline(__always)
+  static func noteTreeChange() {
+    guard let active else { return }
+    active._withUnsafeGuaranteedRef { $0.treeChangedDuringRun = true }
+  }
+
+  /// Whether every dependency's baseline is its node's collection, as when the run read each node
+  /// last after any change of it; false when it may not be: the run changed a node after reading
+  /// it, or read it through a collection obtained before a change.
+  @inline(__always)
+  private func baselinesAreCurrent() -> Bool {
+    if dependencies.count == 1, let recent = recentDependency {
+      return recent._withUnsafeGuaranteedRef { !$0.baselineMayBeStale }
+    }
+    // NB: an index loop, for the reason given in `_NodeTracking.recordAmongOthers`.
+    for position in dependencies.indices where dependencies[position].baselineMayBeStale {
+      return false
+    }
+    return true
+  }
+
+  /// Marks as pending at each node the recorded traits whose values in its collection differ from
+  /// the baseline's: a change made during the run before the run recorded a trait marked
+  /// nothing for it, yet the value read may differ from the node's.
+  @inline(never)
+  private func markNodesChangedSinceRead() {
+    // NB: nodes and recorders kept first: resolving a node can run values' deinitializers, and
+    // marking tells the graph, whose `onNeedsUpdate` runs user code.
+    let stale = dependencies.filter(\.baselineMayBeStale).map { ($0.node, $0) }
+    for (node, recorder) in stale {
+      let current = node._resolvedStorage()
+      guard recorder.isLive else { continue }
+      let changed = recorder.readTraits(in: current, recorder.baseline) {
+        !current.slotEqual(at: $0, to: recorder.baseline)
+      }
+      if !changed.isEmpty { node._markPending(changed) }
+    }
   }
 
   func kill() {
@@ -291,8 +349,14 @@ final class _TrackingRecord {
   /// under way, got its address: collections hold their recorder unretained, and carry no other
   /// identity of it (their storage may be any node's that shares it). Such a read then counts
   /// for that recorder's node: at worst an extra invalidation, never a missed one.
+  ///
+  /// `storage` is the collection's storage, from which the read takes its value.
   @usableFromInline
-  static func recordRead(_ index: Int, through recorder: Unmanaged<_TraitReadRecorder>) {
+  static func recordRead(
+    _ index: Int,
+    through recorder: Unmanaged<_TraitReadRecorder>,
+    of storage: Unmanaged<_Storage>
+  ) {
     guard let innermost = active else { return }
     // NB: nearly every recorded read goes through the recorder that the innermost run handed
     // out last, which is its recent dependency: that case is checked inline, with no closure
@@ -302,30 +366,63 @@ final class _TrackingRecord {
         ? record.run : nil
     }
     guard let run else {
-      recordRead(index, through: recorder, walkingFrom: innermost)
+      recordRead(index, through: recorder, of: storage, walkingFrom: innermost)
       return
     }
-    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run) }
+    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run, of: storage) }
   }
 
-  /// `recordRead(_:through:)` when the recorder is not the innermost run's recent dependency:
+  /// Records a comparison that read the traits `traits` names through a collection that carries
+  /// `recorder`, whose storage is `storage` (see `recordRead(_:through:of:)`).
+  static func recordComparison(
+    _ traits: _ComparedTraits,
+    through recorder: Unmanaged<_TraitReadRecorder>,
+    of storage: Unmanaged<_Storage>
+  ) {
+    guard let innermost = active, let run = run(holding: recorder, walkingFrom: innermost) else {
+      return
+    }
+    recorder._withUnsafeGuaranteedRef { recorder in
+      storage._withUnsafeGuaranteedRef { recorder.recordComparison(traits, run: run, of: $0) }
+    }
+  }
+
+  /// Records a read of the trait with dense index `index`, whose type was registered by the read
+  /// (see `recordRead(_:through:of:)`): the read takes the trait's default value, which every
+  /// collection holds, without touching its collection, which registering may have freed.
+  @usableFromInline @inline(never)
+  static func recordDefaultRead(_ index: Int, through recorder: Unmanaged<_TraitReadRecorder>) {
+    recordRead(index, through: recorder, of: Unmanaged.passUnretained(_Storage.empty))
+  }
+
+  /// `recordRead(_:through:of:)` when the recorder is not the innermost run's recent dependency:
   /// the runs from the innermost out are asked in turn.
   @inline(never)
   private static func recordRead(
     _ index: Int,
     through recorder: Unmanaged<_TraitReadRecorder>,
+    of storage: Unmanaged<_Storage>,
     walkingFrom innermost: Unmanaged<_TrackingRecord>
   ) {
+    guard let run = run(holding: recorder, walkingFrom: innermost) else { return }
+    recorder._withUnsafeGuaranteedRef { $0.record(index, run: run, of: storage) }
+  }
+
+  /// The run under way of the innermost record, from `innermost` out, that is recording and
+  /// holds `recorder`; `nil` when none does.
+  private static func run(
+    holding recorder: Unmanaged<_TraitReadRecorder>,
+    walkingFrom innermost: Unmanaged<_TrackingRecord>
+  ) -> UInt64? {
     var record: Unmanaged<_TrackingRecord>? = innermost
     while let current = record {
-      let recorded = current._withUnsafeGuaranteedRef { current in
-        guard current.isRecording && current.holds(recorder) else { return false }
-        recorder._withUnsafeGuaranteedRef { $0.record(index, run: current.run) }
-        return true
+      let run = current._withUnsafeGuaranteedRef { current in
+        current.isRecording && current.holds(recorder) ? current.run : nil
       }
-      if recorded { return }
+      if let run { return run }
       record = current._withUnsafeGuaranteedRef { $0.enclosing.map { Unmanaged.fromOpaque($0) } }
     }
+    return nil
   }
 
   /// The innermost tracked closure running on this thread, if any (one thread-local load).
@@ -421,6 +518,18 @@ final class _TraitReadRecorder: @unchecked Sendable {
   @exclusivity(unchecked) var filter = _TraitFilter.none
   /// The node's collection when the traits were read, or when the invalidation last ran.
   @exclusivity(unchecked) var baseline: _Storage
+  /// Whether the run read values that no one collection holds.
+  ///
+  /// A trait read from the node's collection before a change, another after it: any later
+  /// collection then differs from one of them, so the next pass that meets the recorder runs the
+  /// invalidation.
+  @exclusivity(unchecked) var readMixedValues = false
+  /// What comparisons through collections of the node read in this run beyond `traits`.
+  @exclusivity(unchecked) var compared = _ComparedTraits.none
+  /// Baselines that reads from a newer collection of the node replaced during the run, kept
+  /// until the run's recording starts over: letting go of one can run a value's deinitializer,
+  /// which a read must not.
+  @exclusivity(unchecked) var replacedBaselines: [_Storage] = []
   @exclusivity(unchecked) var run: UInt64
   /// False once the slot's record, the read node, or the run that made it is gone.
   @exclusivity(unchecked) var isLive = true
@@ -433,6 +542,16 @@ final class _TraitReadRecorder: @unchecked Sendable {
     self.baseline = baseline
   }
 
+  /// Whether the baseline may not be the node's collection: the recorder is live, and the node's
+  /// collection is another, or must be resolved again.
+  var baselineMayBeStale: Bool {
+    guard isLive else { return false }
+    let baseline = Unmanaged.passUnretained(baseline).toOpaque()
+    return Unmanaged.passUnretained(node)._withUnsafeGuaranteedRef { node in
+      !node._resolvedIsCurrent || node._resolvedRef.toOpaque() != baseline
+    }
+  }
+
   /// Starts recording a new run: the exact traits start over; the filter, a summary the pass
   /// uses to find this dependency, keeps the bits it has (a superset is harmless), so that
   /// re-tracking the same reads publishes nothing up the tree.
@@ -441,6 +560,9 @@ final class _TraitReadRecorder: @unchecked Sendable {
     // NB: the traits start over before the old baseline goes: letting go of it can run a boxed
     // value's deinitializer, whose reads of this node in the tracked closure must be kept.
     traits.removeAll()
+    readMixedValues = false
+    compared = .none
+    if !replacedBaselines.isEmpty { replacedBaselines.removeAll() }
     // NB: re-tracking an unchanged node keeps its baseline without reference counting, the new
     // one unretained until then (traitkit-bench S7).
     if ObjectIdentifier(self.baseline) != ObjectIdentifier(baseline.takeUnretainedValue()) {
@@ -455,12 +577,15 @@ final class _TraitReadRecorder: @unchecked Sendable {
   }
 
   /// Records a read of the trait with dense index `index` in run `run` of this recorder's
-  /// record.
+  /// record, from a collection whose storage is `storage`.
   ///
   /// - Precondition: The record is running on this thread (see `_TrackingRecord.recordRead`).
   @inline(__always)
-  func record(_ index: Int, run: UInt64) {
+  func record(_ index: Int, run: UInt64, of storage: Unmanaged<_Storage>) {
     guard isLive, self.run == run else { return }
+    if Unmanaged.passUnretained(baseline).toOpaque() != storage.toOpaque() {
+      storage._withUnsafeGuaranteedRef { adoptValue(at: index, of: $0) }
+    }
     // NB: the first 64 traits, in one word of the set and the filter alike, with masking shifts:
     // a tracked read of one of them is two tests and an OR (traitkit-bench S7).
     guard index < 64 else {
@@ -473,6 +598,75 @@ final class _TraitReadRecorder: @unchecked Sendable {
     // NB: re-tracking the same reads ends here: the filter keeps the bits of earlier runs.
     guard filter.low & bit == 0 else { return }
     recordNewTrait(_TraitFilter(low: bit, high: 0))
+  }
+
+  /// Makes the baseline hold, at `index`, the value of `other`, another collection of the node,
+  /// which a read takes it from: a tracked closure that changes traits and reads the node again
+  /// reads a newer collection than its first read did.
+  ///
+  /// When the traits recorded so far hold the same values in both, `other` becomes the
+  /// baseline; otherwise the run read values that no one collection holds. Slots are compared
+  /// by their stored words, which runs no user code: equal values stored differently count as
+  /// different, which costs at most an extra invalidation.
+  @inline(never)
+  private func adoptValue(at index: Int, of other: _Storage) {
+    guard baseline.rawSlot(at: index).word != other.rawSlot(at: index).word else { return }
+    adoptValues(of: other)
+  }
+
+  /// Makes `other`, another collection of the node, the baseline when the traits read so far
+  /// hold the same stored words in both; otherwise notes that the run read values that no one
+  /// collection holds.
+  private func adoptValues(of other: _Storage) {
+    let baseline = self.baseline
+    let readDiffers = readTrait(in: baseline, other) {
+      baseline.rawSlot(at: $0).word != other.rawSlot(at: $0).word
+    }
+    guard !readDiffers else {
+      readMixedValues = true
+      return
+    }
+    replacedBaselines.append(baseline)
+    self.baseline = other
+  }
+
+  /// Records, in run `run` of this recorder's record, a comparison that read the traits
+  /// `traits` names from a collection whose storage is `storage`.
+  ///
+  /// The filter becomes every trait: which of them the comparison covers is decided when a pass
+  /// meets the recorder, so that a trait type registered later counts too.
+  func recordComparison(_ traits: _ComparedTraits, run: UInt64, of storage: _Storage) {
+    guard isLive, self.run == run else { return }
+    // NB: before the comparison's traits join those read: `storage` holds all that it reads.
+    if baseline !== storage { adoptValues(of: storage) }
+    compared = Swift.max(compared, traits)
+    guard filter != .all else { return }
+    recordNewTrait(.all)
+  }
+
+  /// Whether `differs` holds for a trait the run read, between collections `lhs` and `rhs` of
+  /// the node: one read by itself, or one that a comparison read (those beyond the slots of
+  /// both hold their defaults in both).
+  @inline(__always)
+  func readTrait(in lhs: _Storage, _ rhs: _Storage, where differs: (Int) -> Bool) -> Bool {
+    if traits.contains(where: differs) { return true }
+    guard compared != .none else { return false }
+    for index in 0..<Swift.max(lhs.count, rhs.count) where compared.includes(index) {
+      if differs(index) { return true }
+    }
+    return false
+  }
+
+  /// The traits the run read, between collections `lhs` and `rhs` of the node, for which
+  /// `differs` holds (see `readTrait(in:_:where:)`).
+  func readTraits(in lhs: _Storage, _ rhs: _Storage, where differs: (Int) -> Bool) -> _TraitFilter {
+    var found = _TraitFilter.none
+    for index in traits where differs(index) { found |= _TraitFilter(index: index) }
+    guard compared != .none else { return found }
+    for index in 0..<Swift.max(lhs.count, rhs.count) where compared.includes(index) {
+      if differs(index) { found |= _TraitFilter(index: index) }
+    }
+    return found
   }
 
   /// Records the first read in this run of the trait with dense index `index`, one beyond the

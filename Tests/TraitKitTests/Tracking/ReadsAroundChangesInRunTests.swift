@@ -1,0 +1,101 @@
+import Testing
+import TraitKit
+
+// A tracked run that changes traits and then reads its node again reads a newer collection than
+// its first read did: each trait counts with the value the run read, whichever collection it came
+// from (R11: a recorded trait that changes runs the invalidation; one that keeps its value does
+// not).
+
+@Suite("Reads around changes a tracked run makes")
+struct ReadsAroundChangesInRunTests {
+  @Test("a value read after the run's own write, changed back later, invalidates the slot")
+  func valueReadAfterOwnWriteChangedBack() {
+    let tree = TTTree()
+    var laidOutFor: UserInterfaceSizeClass?
+    tree.a.track(.layout) {
+      _ = tree.a.traitCollection.userInterfaceStyle
+      tree.a.traitOverrides.verticalSizeClass = .regular
+      laidOutFor = tree.a.traitCollection.verticalSizeClass
+    }
+    #expect(laidOutFor == .regular)
+
+    tree.a.traitOverrides.remove(TraitVerticalSizeClass.self)
+    tree.graph.updateTraitsIfNeeded()
+    #expect(tree.a.traitCollection.verticalSizeClass == .unspecified)
+    #expect(tree.a.invalidations(of: .layout) == 1)
+  }
+
+  @Test("a value read after the run wrote an ancestor's override, changed back later, invalidates")
+  func valueReadAfterAncestorWriteChangedBack() {
+    let tree = TTTree()
+    var laidOutFor: UserInterfaceSizeClass?
+    tree.a.track(.layout) {
+      _ = tree.a.traitCollection.userInterfaceStyle
+      tree.graph.root.traitOverrides.horizontalSizeClass = .compact
+      laidOutFor = tree.a.traitCollection.horizontalSizeClass
+    }
+    #expect(laidOutFor == .compact)
+
+    tree.graph.root.traitOverrides.horizontalSizeClass = .unspecified
+    tree.graph.updateTraitsIfNeeded()
+    #expect(tree.a.invalidations(of: .layout) == 1)
+  }
+
+  @Test(
+    "a value read after the run's write that keeps it is no change, when others observe it too",
+    arguments: [false, true]
+  )
+  func valueReadAfterWriteKept(writeIsOnAncestor: Bool) {
+    let tree = TTTree()
+    var registrationCalls = 0
+    for node in [tree.a, tree.b] {
+      node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        (_: TraitNode, _: TraitCollection) in registrationCalls += 1
+      }
+    }
+    tree.a.track(.layout) {
+      _ = tree.a.traitCollection.userInterfaceStyle
+      (writeIsOnAncestor ? tree.graph.root : tree.a).traitOverrides.horizontalSizeClass = .compact
+      _ = tree.a.traitCollection.horizontalSizeClass
+    }
+    tree.graph.updateTraitsIfNeeded()
+    #expect(registrationCalls == (writeIsOnAncestor ? 2 : 1))
+    #expect(tree.a.invalidations(of: .layout) == 0)
+  }
+
+  @Test("a run that read a trait before and after changing it is invalidated, even if changed back")
+  func traitReadBeforeAndAfterItsChange() {
+    let tree = TTTree()
+    var read: [UserInterfaceSizeClass] = []
+    tree.a.track(.layout) {
+      read.append(tree.a.traitCollection.verticalSizeClass)
+      tree.a.traitOverrides.verticalSizeClass = .regular
+      read.append(tree.a.traitCollection.verticalSizeClass)
+    }
+    #expect(read == [.unspecified, .regular])
+
+    // The run used both values: whatever the node holds differs from one of them, even the
+    // value it began with.
+    tree.a.traitOverrides.remove(TraitVerticalSizeClass.self)
+    tree.graph.updateTraitsIfNeeded()
+    #expect(tree.a.invalidations(of: .layout) == 1)
+  }
+
+  @Test(
+    "reads through the run's first collection after a write count with that collection's values"
+  )
+  func readsThroughFirstCollectionAfterWrite() {
+    let tree = TTTree()
+    tree.a.track(.layout) {
+      let first = tree.a.traitCollection
+      _ = first.userInterfaceStyle
+      tree.a.traitOverrides.verticalSizeClass = .regular
+      _ = tree.a.traitCollection.horizontalSizeClass
+      // The first collection still holds `.unspecified`, the value this read uses.
+      #expect(first.verticalSizeClass == .unspecified)
+    }
+    // The node now holds `.regular`: a change of what the run read.
+    tree.graph.updateTraitsIfNeeded()
+    #expect(tree.a.invalidations(of: .layout) == 1)
+  }
+}
