@@ -85,13 +85,7 @@ final class _NodeTracking {
         continue
       }
       position += 1
-      guard
-        watcher.readMixedValues
-          || (watcher.baseline !== current
-            && watcher.readTrait(in: current, watcher.baseline) {
-              !current.slotEqual(at: $0, to: watcher.baseline)
-            })
-      else { continue }
+      guard watcher.readMixedValues || watcher.readTraitDiffers(in: current) else { continue }
       watcher.readMixedValues = false
       var replaced = current
       swap(&replaced, &watcher.baseline)
@@ -186,15 +180,15 @@ final class _TrackingRecord {
     // NB: a run that read the same nodes as the one before touched every dependency, the recent
     // one among them: nothing to sweep, and the dependencies' list is not read (traitkit-bench
     // S7).
+    if touchedDependencies != dependencies.count { dropUntouchedDependencies() }
     // NB: only after a change during the run: a run that changed nothing, the common case, reads
     // no node here (traitkit-bench S7).
-    defer {
-      if treeChangedDuringRun {
-        treeChangedDuringRun = false
-        if !baselinesAreCurrent() { markNodesChangedSinceRead() }
-      }
-    }
-    guard touchedDependencies != dependencies.count else { return }
+    if treeChangedDuringRun { checkReadsAfterTreeChange() }
+  }
+
+  /// Drops the dependencies that the run that ended did not touch.
+  @inline(never)
+  private func dropUntouchedDependencies() {
     // NB: the recent dependency stays for the next run, which mostly reads the same node, unless
     // this run did not touch it (then the sweep below drops it).
     if let recent = recentDependency, recent._withUnsafeGuaranteedRef({ $0.run != run }) {
@@ -210,6 +204,14 @@ final class _TrackingRecord {
       }
     }
     if kept < dependencies.count { dependencies.removeLast(dependencies.count - kept) }
+  }
+
+  /// After a run during which the tree changed, marks pending the traits that the run read and
+  /// that its nodes no longer hold.
+  @inline(never)
+  private func checkReadsAfterTreeChange() {
+    treeChangedDuringRun = false
+    if !baselinesAreCurrent() { markNodesChangedSinceRead() }
   }
 
   /// Notes that a node's collection may have changed: the innermost run on this thread, if any,
@@ -647,12 +649,33 @@ final class _TraitReadRecorder: @unchecked Sendable {
   /// Whether `differs` holds for a trait the run read, between collections `lhs` and `rhs` of
   /// the node: one read by itself, or one that a comparison read (those beyond the slots of
   /// both hold their defaults in both).
-  @inline(__always)
   func readTrait(in lhs: _Storage, _ rhs: _Storage, where differs: (Int) -> Bool) -> Bool {
     if traits.contains(where: differs) { return true }
     guard compared != .none else { return false }
     for index in 0..<Swift.max(lhs.count, rhs.count) where compared.includes(index) {
       if differs(index) { return true }
+    }
+    return false
+  }
+
+  /// Whether a trait the run read holds a value in `current`, a collection of the node, other
+  /// than in the baseline.
+  @inline(__always)
+  func readTraitDiffers(in current: _Storage) -> Bool {
+    guard baseline !== current else { return false }
+    return traits.contains(where: { !current.slotEqual(at: $0, to: baseline) })
+      // NB: comparisons in tracked closures are rare: their traits are looked at out of line
+      // (traitkit-bench S7).
+      || (compared != .none && comparedTraitDiffers(in: current))
+  }
+
+  /// Whether a trait that a comparison read holds a value in `current`, a collection of the
+  /// node, other than in the baseline.
+  @inline(never)
+  private func comparedTraitDiffers(in current: _Storage) -> Bool {
+    let baseline = self.baseline
+    for index in 0..<Swift.max(current.count, baseline.count) where compared.includes(index) {
+      if !current.slotEqual(at: index, to: baseline) { return true }
     }
     return false
   }
