@@ -88,7 +88,9 @@ extension TraitGraph {
     // pending anywhere, and the flags above need no refresh. On a dirty one they do: the work
     // they claim may have left with a node detached since.
     guard ran || _isDirty else { return }
-    _keepPendingNeededOutside(start, below: ancestors)
+    // NB: only when nothing changed after the last round: a deinitializer that the pass's end
+    // ran may have changed a trait above the start that the subtree has not heard of.
+    if _epoch == _epochAtWalkEnd { _keepPendingNeededOutside(start, below: ancestors) }
     // The ancestors' flags may now claim pending work that the subtree pass has done.
     var child = start
     while let parent = child._parent {
@@ -306,6 +308,7 @@ extension TraitGraph {
       )
       pending = inherited()
     }
+    _epochAtWalkEnd = _epoch
     return true
   }
 

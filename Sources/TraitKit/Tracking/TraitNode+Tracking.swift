@@ -83,19 +83,38 @@ extension TraitNode {
   @usableFromInline
   final func _endTrackedRun(_ run: _TrackedRun) {
     _TrackingRecord.leave(restoring: run.enclosing)
+    // NB: a run during which the tree changed ends out of line (traitkit-bench S7).
+    if run.record._withUnsafeGuaranteedRef({ $0.readsMayBeStale }) {
+      _endTrackedRunCheckingReads(run)
+      return
+    }
     run.record._withUnsafeGuaranteedRef { record in
-      // A change during this run took place during the enclosing one too.
-      if record.treeChangedDuringRun, let enclosing = run.enclosing {
-        Unmanaged<_TrackingRecord>.fromOpaque(enclosing)._withUnsafeGuaranteedRef {
-          $0.treeChangedDuringRun = true
-        }
-      }
       if record.runs > 1 { record.leaveReentry(hiding: run.enclosing) }
       record.endRun()
       if !record.isLive {
         _trackingStateReference._withUnsafeGuaranteedRef { $0.runDidEnd(afterRemoving: record) }
       }
     }
+  }
+
+  /// Ends `run` when it may have read values that its nodes no longer hold, or that no one
+  /// collection holds: the nodes it read are checked once the run is over.
+  @inline(never)
+  private final func _endTrackedRunCheckingReads(_ run: _TrackedRun) {
+    // NB: retained: the check runs user code, which may remove the slot and free its record.
+    let record = run.record.takeUnretainedValue()
+    // A change during this run took place during the enclosing one too.
+    if let enclosing = run.enclosing {
+      Unmanaged<_TrackingRecord>.fromOpaque(enclosing)._withUnsafeGuaranteedRef {
+        $0.readsMayBeStale = true
+      }
+    }
+    if record.runs > 1 { record.leaveReentry(hiding: run.enclosing) }
+    let work = record.endRunCheckingReads()
+    if !record.isLive {
+      _trackingStateReference._withUnsafeGuaranteedRef { $0.runDidEnd(afterRemoving: record) }
+    }
+    work?.perform()
   }
 
   /// Drops the record of `slot`: its invalidation will not run again until the slot is tracked

@@ -132,9 +132,11 @@ final class _TrackingRecord {
   /// them, the run's end has nothing to sweep.
   @exclusivity(unchecked) var touchedDependencies = 0
   @exclusivity(unchecked) var isRecording = false
-  /// Whether a node's collection may have changed during the current run, on this thread: then
-  /// the run may have read values that its nodes no longer hold (see `endRun`).
-  @exclusivity(unchecked) var treeChangedDuringRun = false
+  /// Whether a node's collection may have changed during the current run, on this thread, or a
+  /// read of the run took its value from a collection other than its recorder's baseline (see
+  /// `_TraitReadRecorder.adoptValues(of:)`): then the run may have read values that its nodes
+  /// no longer hold, or that no one collection holds (see `endRun`).
+  @exclusivity(unchecked) var readsMayBeStale = false
   /// How many runs of this record are under way (more than one when a run nests another).
   @exclusivity(unchecked) var runs = 0
   @exclusivity(unchecked) var isLive = true
@@ -161,7 +163,7 @@ final class _TrackingRecord {
     if runs == 0 {
       run &+= 1
       touchedDependencies = 0
-      treeChangedDuringRun = false
+      readsMayBeStale = false
       // NB: the reads of this run are new: a change of one of them later in the pass that
       // invalidated the slot must invalidate it again.
       invalidatedInPass = 0
@@ -172,6 +174,8 @@ final class _TrackingRecord {
 
   /// Ends a run: once the outermost run of this record ends, dependencies it did not touch are
   /// dropped.
+  ///
+  /// - Precondition: The run's reads are not stale (see `endRunCheckingReads()`).
   func endRun() {
     runs -= 1
     guard runs == 0 else { return }
@@ -181,9 +185,16 @@ final class _TrackingRecord {
     // one among them: nothing to sweep, and the dependencies' list is not read (traitkit-bench
     // S7).
     if touchedDependencies != dependencies.count { dropUntouchedDependencies() }
-    // NB: only after a change during the run: a run that changed nothing, the common case, reads
-    // no node here (traitkit-bench S7).
-    if treeChangedDuringRun { checkReadsAfterTreeChange() }
+  }
+
+  /// Ends a run whose reads may be stale, as `endRun()` does; when it was the outermost run,
+  /// returns what remains to do once the caller is done with this record: marking nodes runs
+  /// `onNeedsUpdate`, and letting go of collections runs values' deinitializers, user code that
+  /// may remove the slot and free this record.
+  func endRunCheckingReads() -> _RunEndWork? {
+    endRun()
+    guard runs == 0 else { return nil }
+    return workAfterChanges()
   }
 
   /// Drops the dependencies that the run that ended did not touch.
@@ -206,12 +217,24 @@ final class _TrackingRecord {
     if kept < dependencies.count { dependencies.removeLast(dependencies.count - kept) }
   }
 
-  /// After a run during which the tree changed, marks pending the traits that the run read and
-  /// that its nodes no longer hold.
-  @inline(never)
-  private func checkReadsAfterTreeChange() {
-    treeChangedDuringRun = false
-    if !baselinesAreCurrent() { markNodesChangedSinceRead() }
+  /// After a run during which the tree changed, or that read a node through collections other
+  /// than its baseline: the dependencies whose baselines may not hold what the node holds, or
+  /// not all that the run read, and the baselines that reads replaced.
+  private func workAfterChanges() -> _RunEndWork {
+    readsMayBeStale = false
+    var work = _RunEndWork()
+    // NB: an index loop, for the reason given in `_NodeTracking.recordAmongOthers`.
+    for position in dependencies.indices {
+      let dependency = dependencies[position]
+      if !dependency.replacedBaselines.isEmpty {
+        work.replacedBaselines.append(contentsOf: dependency.replacedBaselines)
+        dependency.replacedBaselines.removeAll()
+      }
+      if dependency.readMixedValues || dependency.baselineMayBeStale {
+        work.readNodes.append((dependency.node, dependency))
+      }
+    }
+    return work
   }
 
   /// Notes that a node's collection may have changed: the innermost run on this thread, if any,
@@ -219,40 +242,7 @@ final class _TrackingRecord {
   @inline(__always)
   static func noteTreeChange() {
     guard let active else { return }
-    active._withUnsafeGuaranteedRef { $0.treeChangedDuringRun = true }
-  }
-
-  /// Whether every dependency's baseline is its node's collection, as when the run read each node
-  /// last after any change of it; false when it may not be: the run changed a node after reading
-  /// it, or read it through a collection obtained before a change.
-  @inline(__always)
-  private func baselinesAreCurrent() -> Bool {
-    if dependencies.count == 1, let recent = recentDependency {
-      return recent._withUnsafeGuaranteedRef { !$0.baselineMayBeStale }
-    }
-    // NB: an index loop, for the reason given in `_NodeTracking.recordAmongOthers`.
-    for position in dependencies.indices where dependencies[position].baselineMayBeStale {
-      return false
-    }
-    return true
-  }
-
-  /// Marks as pending at each node the recorded traits whose values in its collection differ from
-  /// the baseline's: a change made during the run before the run recorded a trait marked
-  /// nothing for it, yet the value read may differ from the node's.
-  @inline(never)
-  private func markNodesChangedSinceRead() {
-    // NB: nodes and recorders kept first: resolving a node can run values' deinitializers, and
-    // marking tells the graph, whose `onNeedsUpdate` runs user code.
-    let stale = dependencies.filter(\.baselineMayBeStale).map { ($0.node, $0) }
-    for (node, recorder) in stale {
-      let current = node._resolvedStorage()
-      guard recorder.isLive else { continue }
-      let changed = recorder.readTraits(in: current, recorder.baseline) {
-        !current.slotEqual(at: $0, to: recorder.baseline)
-      }
-      if !changed.isEmpty { node._markPending(changed) }
-    }
+    active._withUnsafeGuaranteedRef { $0.readsMayBeStale = true }
   }
 
   func kill() {
@@ -529,8 +519,8 @@ final class _TraitReadRecorder: @unchecked Sendable {
   /// What comparisons through collections of the node read in this run beyond `traits`.
   @exclusivity(unchecked) var compared = _ComparedTraits.none
   /// Baselines that reads from a newer collection of the node replaced during the run, kept
-  /// until the run's recording starts over: letting go of one can run a value's deinitializer,
-  /// which a read must not.
+  /// until the run ends: letting go of one can run a value's deinitializer, which a read must
+  /// not.
   @exclusivity(unchecked) var replacedBaselines: [_Storage] = []
   @exclusivity(unchecked) var run: UInt64
   /// False once the slot's record, the read node, or the run that made it is gone.
@@ -563,8 +553,13 @@ final class _TraitReadRecorder: @unchecked Sendable {
     // value's deinitializer, whose reads of this node in the tracked closure must be kept.
     traits.removeAll()
     readMixedValues = false
-    compared = .none
-    if !replacedBaselines.isEmpty { replacedBaselines.removeAll() }
+    // NB: a comparison's filter, every trait, would keep every change above the node coming to
+    // it: the run starts it over, and the pass that next meets the recorder narrows what the
+    // node observes.
+    if compared != .none {
+      compared = .none
+      filter = .none
+    }
     // NB: re-tracking an unchanged node keeps its baseline without reference counting, the new
     // one unretained until then (traitkit-bench S7).
     if ObjectIdentifier(self.baseline) != ObjectIdentifier(baseline.takeUnretainedValue()) {
@@ -620,6 +615,7 @@ final class _TraitReadRecorder: @unchecked Sendable {
   /// hold the same stored words in both; otherwise notes that the run read values that no one
   /// collection holds.
   private func adoptValues(of other: _Storage) {
+    record._withUnsafeGuaranteedRef { $0.readsMayBeStale = true }
     let baseline = self.baseline
     let readDiffers = readTrait(in: baseline, other) {
       baseline.rawSlot(at: $0).word != other.rawSlot(at: $0).word
@@ -680,6 +676,11 @@ final class _TraitReadRecorder: @unchecked Sendable {
     return false
   }
 
+  /// The traits the run read: every trait after a comparison.
+  var readFilter: _TraitFilter {
+    compared == .none ? traits.filter : .all
+  }
+
   /// The traits the run read, between collections `lhs` and `rhs` of the node, for which
   /// `differs` holds (see `readTrait(in:_:where:)`).
   func readTraits(in lhs: _Storage, _ rhs: _Storage, where differs: (Int) -> Bool) -> _TraitFilter {
@@ -719,4 +720,31 @@ final class _TraitReadRecorder: @unchecked Sendable {
 @usableFromInline @_effects(readonly)
 func _isRecordingTraitReadsAnywhere() -> Bool {
   _TrackingRecord.recordingScopes.load(ordering: .relaxed) > 0
+}
+
+/// What the end of a tracked run leaves to do once its record is no longer used (see
+/// `_TrackingRecord.endRun()`).
+struct _RunEndWork {
+  /// The nodes the run read whose collections may not hold all it read, with their recorders.
+  var readNodes: [(TraitNode, _TraitReadRecorder)] = []
+  /// Baselines that reads replaced during the run, let go of last.
+  var replacedBaselines: [_Storage] = []
+
+  /// Marks pending at each node the traits the run read whose values the node no longer holds,
+  /// or every trait the run read of a node whose values it took from collections that differ:
+  /// a change made during the run before the run recorded a trait marked nothing for it.
+  func perform() {
+    for (node, recorder) in readNodes {
+      // NB: resolving a node can run values' deinitializers, which may end the recorder.
+      let current = node._resolvedStorage()
+      guard recorder.isLive else { continue }
+      let changed =
+        recorder.readMixedValues
+        ? recorder.readFilter
+        : recorder.readTraits(in: current, recorder.baseline) {
+          !current.slotEqual(at: $0, to: recorder.baseline)
+        }
+      if !changed.isEmpty { node._markPending(changed) }
+    }
+  }
 }

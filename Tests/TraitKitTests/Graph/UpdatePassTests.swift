@@ -922,6 +922,38 @@ struct UpdatePassTests {
     #expect(calls == ["a", "b", "a", "b"])
   }
 
+  @Test("a change above a subtree pass made as the pass lets go of a node reaches the subtree")
+  func changeAboveMadeAsSubtreePassEndsReachesSubtree() {
+    let graph = TraitGraph()
+    let (a, s) = (GTNode("a"), GTNode("s"))
+    graph.root.addTraitChild(a)
+    a.addTraitChild(s)
+    let root = graph.root
+    do {
+      // A node whose removal lets go of a value whose deinitializer changes the root.
+      let doomed = GTNode("doomed")
+      doomed.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload {
+        root.traitOverrides[GTThemeTrait.self] = 5
+      }
+      s.addTraitChild(doomed)
+    }
+    var themeCalls = 0
+    s.registerForTraitChanges([GTThemeTrait.self]) { (_: GTNode, _: TraitCollection) in
+      themeCalls += 1
+    }
+    s.registerForTraitChanges([GTFlagTrait.self]) { (node: GTNode, _: TraitCollection) in
+      for child in node.traitChildren { child.removeFromTraitParent() }
+    }
+    graph.updateTraitsIfNeeded()
+
+    root.traitOverrides[GTFlagTrait.self] = true
+    s.updateTraitsIfNeeded()
+    #expect(s.traitChildren.isEmpty)
+    #expect(s.traitCollection[GTThemeTrait.self] == 5)
+    graph.updateTraitsIfNeeded()
+    #expect(themeCalls == 1)
+  }
+
   @Test("a change above a subtree pass still reaches the root's and a deeper sibling's observers")
   func changeAboveSubtreePassReachesOtherObservers() {
     let graph = TraitGraph()

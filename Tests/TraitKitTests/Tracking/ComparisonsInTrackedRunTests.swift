@@ -130,4 +130,21 @@ struct ComparisonsInTrackedRunTests {
     tree.graph.root.traitOverrides.userInterfaceStyle = .dark
     #expect(tree.invalidationsOfNextPass() == 1)
   }
+
+  @Test("after a run that compared, a run that reads one trait depends on that trait only")
+  func runAfterComparisonStartsOver() {
+    let tree = TTTree()
+    tree.a.track(.layout) { _ = tree.a.traitCollection == TraitCollection() }
+    tree.a.track(.layout) { _ = tree.a.traitCollection.horizontalSizeClass }
+    tree.graph.root.traitOverrides[GTThemeTrait.self] = 4
+    #expect(tree.invalidationsOfNextPass() == 0)
+    // That pass narrowed what the node observes: a change of the theme concerns no one now.
+    var requests = 0
+    tree.graph.onNeedsUpdate = { requests += 1 }
+    tree.graph.root.traitOverrides[GTThemeTrait.self] = 5
+    #expect(requests == 0)
+    tree.graph.root.traitOverrides.horizontalSizeClass = .compact
+    #expect(requests == 1)
+    #expect(tree.invalidationsOfNextPass() == 1)
+  }
 }

@@ -98,4 +98,79 @@ struct ReadsAroundChangesInRunTests {
     tree.graph.updateTraitsIfNeeded()
     #expect(tree.a.invalidations(of: .layout) == 1)
   }
+
+  @Test("a run that read its first collection after the newer one is invalidated")
+  func oldCollectionReadAfterNewerOne() {
+    let tree = TTTree()
+    var read: [UserInterfaceSizeClass] = []
+    tree.a.track(.layout) {
+      let first = tree.a.traitCollection
+      tree.a.traitOverrides.verticalSizeClass = .regular
+      read.append(tree.a.traitCollection.verticalSizeClass)
+      read.append(first.verticalSizeClass)
+    }
+    #expect(read == [.regular, .unspecified])
+    // The run used `.unspecified`, which the node no longer holds.
+    #expect(tree.invalidationsOfNextPass() == 1)
+  }
+
+  @Test("a collection that a run's reads replaced goes when the run ends")
+  func replacedCollectionGoesAtRunEnd() {
+    let tree = TTTree()
+    var deinits = 0
+    tree.a.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { deinits += 1 }
+    tree.graph.updateTraitsIfNeeded()
+    tree.a.track(.layout) {
+      _ = tree.a.traitCollection[GTThemeTrait.self]
+      tree.a.traitOverrides[GTDeinitPayloadTrait.self] = nil
+      _ = tree.a.traitCollection[GTDeinitPayloadTrait.self]
+      #expect(deinits == 0)
+    }
+    #expect(deinits == 1)
+  }
+
+  @Test("a value's deinitializer that changes the node as a replaced collection goes is safe")
+  func deinitializerChangingNodeAsReplacedCollectionGoes() {
+    let tree = TTTree()
+    let view = tree.a
+    view.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned view] in
+      view.traitOverrides[GTThemeTrait.self] = 7
+      _ = view.traitCollection
+    }
+    tree.graph.updateTraitsIfNeeded()
+    view.track(.layout) {
+      _ = view.traitCollection[GTThemeTrait.self]
+      view.traitOverrides[GTDeinitPayloadTrait.self] = nil
+      _ = view.traitCollection[GTDeinitPayloadTrait.self]
+    }
+    view.traitOverrides[GTFlagTrait.self] = true
+    var read: [Bool] = []
+    view.track(.layout) { read.append(view.traitCollection[GTFlagTrait.self]) }
+    #expect(read == [true])
+    #expect(view.traitCollection[GTThemeTrait.self] == 7)
+    // The last run read the flag only.
+    #expect(tree.invalidationsOfNextPass() == 0)
+    view.traitOverrides[GTFlagTrait.self] = false
+    #expect(tree.invalidationsOfNextPass() == 1)
+  }
+
+  @Test("a pass that the end of a run asks for may remove the run's slot")
+  func passAskedForByRunEndRemovesSlot() {
+    let tree = TTTree()
+    tree.graph.onNeedsUpdate = { [unowned graph = tree.graph] in graph.updateTraitsIfNeeded() }
+    var invalidations = 0
+    let removeSlot: (TraitNode) -> Void = { node in
+      invalidations += 1
+      node.removeTraitTracking(slot: .layout)
+    }
+    tree.a.withTraitTracking(slot: .layout, invalidation: removeSlot) {
+      let first = tree.a.traitCollection
+      tree.a.traitOverrides[GTThemeTrait.self] = 3
+      _ = first[GTThemeTrait.self]
+    }
+    #expect(invalidations == 1)
+    tree.a.traitOverrides[GTThemeTrait.self] = 4
+    tree.graph.updateTraitsIfNeeded()
+    #expect(invalidations == 1)
+  }
 }
