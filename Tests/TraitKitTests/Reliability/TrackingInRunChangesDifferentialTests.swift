@@ -1,0 +1,992 @@
+import Testing
+import TraitKit
+
+// The in-run tracking differential test: seeded random sequences on two graphs in which tracked
+// runs change the trees while they run — they write, remove and replace overrides on their node,
+// its ancestors and other nodes, move nodes (between the graphs too) and detach them, change base
+// traits, run passes, remove slots — and read through fresh collections, through collections
+// obtained before those changes, and through comparisons (`==`, hashing, `changedTraits(from:)`,
+// `hasDifferentColorAppearance(comparedTo:)`, `containsTraits(in:)`), with runs of other slots
+// (or of their own) nested inside. Between runs, the same changes happen from outside, with
+// passes, layouts that run invalidated slots again (now and then with the same script), and slot
+// removals; during passes, invalidations and handlers run slots now and then, and some hosts run
+// a pass as soon as a graph asks for one. Custom traits sit below index 64, past it and past 127.
+//
+// The oracle is R11's soundness, not an exact model: for each slot it keeps the values the slot's
+// last run used (the node read, the trait, the value the read returned; for a comparison, the
+// traits it reads with the values of the compared collection). After every pass of a graph, a
+// slot not invalidated since its last run must still find each of those values at every node it
+// read that is in that graph: otherwise the pass missed an invalidation. Before the pass, such a
+// changed value means that the graph must have asked for a pass. An extra invalidation is allowed
+// (the slot then waits for its next run); a slot invalidated twice in one pass without running in
+// between fails. Comparisons must also return what the compared values say, and a kept collection
+// must keep its values.
+//
+// `swift test` runs a quarter as many sequences as the differential test (500 by default), each of
+// 60 steps, from its own base seed; `TRAITKIT_SEED`, `TRAITKIT_SOAK_SEQUENCES` and
+// `TRAITKIT_FIRST_SEQUENCE` change them. A failure names its sequence, the sequence's seed, how to
+// replay it, and the steps that led to it.
+
+// MARK: - Traits
+
+/// The first `Int` trait the runs read and write; values 0…2.
+private struct TIRAlphaTrait: TraitDefinition {
+  static let defaultValue = 0
+  static let identifier = "com.traitkit.tests.tir.alpha"
+}
+
+/// The second `Int` trait.
+private struct TIRBetaTrait: TraitDefinition {
+  static let defaultValue = 0
+  static let identifier = "com.traitkit.tests.tir.beta"
+}
+
+/// The third `Int` trait.
+private struct TIRGammaTrait: TraitDefinition {
+  static let defaultValue = 0
+  static let identifier = "com.traitkit.tests.tir.gamma"
+}
+
+/// A `String` trait, whose values are stored boxed.
+private struct TIRLabelTrait: TraitDefinition {
+  static let defaultValue = ""
+  static let identifier = "com.traitkit.tests.tir.label"
+}
+
+/// An `Int` trait that affects color appearance, as the style and the contrast do.
+private struct TIRTintTrait: TraitDefinition {
+  static let defaultValue = 0
+  static let affectsColorAppearance = true
+  static let identifier = "com.traitkit.tests.tir.tint"
+}
+
+/// The fourth `Int` trait.
+private struct TIRDeltaTrait: TraitDefinition {
+  static let defaultValue = 0
+  static let identifier = "com.traitkit.tests.tir.delta"
+}
+
+/// A distinct trait type for each `Inner`, which nothing reads: registering 64 of them pushes the
+/// dense indices of the trait types registered next up by 64.
+private enum TIRPaddingTrait<Inner>: TraitDefinition {
+  static var defaultValue: Int { 0 }
+}
+
+/// Marks the first 64 padding trait types.
+private enum TIRFirstPadding {}
+
+/// Marks the second 64 padding trait types.
+private enum TIRSecondPadding {}
+
+/// Registers 64 trait types that no other code uses: `TIRPaddingTrait<Marker>`,
+/// `TIRPaddingTrait<TIRPaddingTrait<Marker>>` and so on.
+private func tirRegisterPadding<Marker>(after _: Marker.Type) {
+  func register<Inner>(_: Inner.Type, remaining: Int) {
+    guard remaining > 0 else { return }
+    _ = TraitCollection()[TIRPaddingTrait<Inner>.self]
+    register(TIRPaddingTrait<Inner>.self, remaining: remaining - 1)
+  }
+  register(Marker.self, remaining: 64)
+}
+
+/// The traits the sequences write and read, each value a small `Int`: the value itself for the
+/// `Int` traits, the index in a fixed list for the others, 0 being the default.
+private enum TIRTrait: Int, CaseIterable, CustomStringConvertible {
+  case alpha
+  case beta
+  case gamma
+  case label
+  case tint
+  case delta
+  case style
+  case contrast
+  case sizeClass
+
+  static let labels = ["", "x", "yy", "zzz"]
+  static let styles: [UserInterfaceStyle] = [.unspecified, .light, .dark]
+  static let contrasts: [AccessibilityContrast] = [.unspecified, .normal, .high]
+  static let sizeClasses: [UserInterfaceSizeClass] = [.unspecified, .compact, .regular]
+
+  /// The traits that a comparison of color appearance reads.
+  static let colorAppearance = allCases.filter(\.affectsColorAppearance)
+
+  /// The traits in the order of their dense indices, the order in which `containsTraits(in:)`
+  /// compares them; the first use registers the custom ones.
+  ///
+  /// Whatever other tests registered before, gamma's dense index is then at least 64, past the
+  /// first word of a recorder's trait set, and tint's and delta's at least 128, past the filters'
+  /// exact bits: both share the overflow bit.
+  static let denseOrder: [TIRTrait] = {
+    let first = TraitCollection()
+    _ = (first[TIRAlphaTrait.self], first[TIRBetaTrait.self], first[TIRLabelTrait.self])
+    tirRegisterPadding(after: TIRFirstPadding.self)
+    _ = first[TIRGammaTrait.self]
+    tirRegisterPadding(after: TIRSecondPadding.self)
+    _ = (first[TIRTintTrait.self], first[TIRDeltaTrait.self])
+    let every = TraitCollection { traits in
+      for trait in allCases { trait.write(1, into: &traits) }
+    }
+    let order = every.changedTraits(from: TraitCollection()).map { ObjectIdentifier($0) }
+    func position(_ trait: TIRTrait) -> Int {
+      order.firstIndex(of: ObjectIdentifier(trait.definition)) ?? Int.max
+    }
+    return allCases.sorted { position($0) < position($1) }
+  }()
+
+  var description: String {
+    switch self {
+    case .alpha: "alpha"
+    case .beta: "beta"
+    case .gamma: "gamma"
+    case .label: "label"
+    case .tint: "tint"
+    case .delta: "delta"
+    case .style: "style"
+    case .contrast: "contrast"
+    case .sizeClass: "sizeClass"
+    }
+  }
+
+  var definition: any TraitDefinition.Type {
+    switch self {
+    case .alpha: TIRAlphaTrait.self
+    case .beta: TIRBetaTrait.self
+    case .gamma: TIRGammaTrait.self
+    case .label: TIRLabelTrait.self
+    case .tint: TIRTintTrait.self
+    case .delta: TIRDeltaTrait.self
+    case .style: TraitUserInterfaceStyle.self
+    case .contrast: TraitAccessibilityContrast.self
+    case .sizeClass: TraitHorizontalSizeClass.self
+    }
+  }
+
+  var affectsColorAppearance: Bool {
+    switch self {
+    case .tint, .style, .contrast: true
+    default: false
+    }
+  }
+
+  /// The trait's value in `collection`, as a number; a read, in a tracked closure.
+  func value(in collection: TraitCollection) -> Int {
+    switch self {
+    case .alpha: collection[TIRAlphaTrait.self]
+    case .beta: collection[TIRBetaTrait.self]
+    case .gamma: collection[TIRGammaTrait.self]
+    case .label: Self.labels.firstIndex(of: collection[TIRLabelTrait.self]) ?? -1
+    case .tint: collection[TIRTintTrait.self]
+    case .delta: collection[TIRDeltaTrait.self]
+    case .style: Self.styles.firstIndex(of: collection.userInterfaceStyle) ?? -1
+    case .contrast: Self.contrasts.firstIndex(of: collection.accessibilityContrast) ?? -1
+    case .sizeClass: Self.sizeClasses.firstIndex(of: collection.horizontalSizeClass) ?? -1
+    }
+  }
+
+  /// The trait's override in `overrides`, as a number, or nil if they set none.
+  func override(in overrides: TraitOverrides) -> Int? {
+    switch self {
+    case .alpha: overrides.value(for: TIRAlphaTrait.self)
+    case .beta: overrides.value(for: TIRBetaTrait.self)
+    case .gamma: overrides.value(for: TIRGammaTrait.self)
+    case .label:
+      overrides.value(for: TIRLabelTrait.self).map { Self.labels.firstIndex(of: $0) ?? -1 }
+    case .tint: overrides.value(for: TIRTintTrait.self)
+    case .delta: overrides.value(for: TIRDeltaTrait.self)
+    case .style:
+      overrides.value(for: TraitUserInterfaceStyle.self).map {
+        Self.styles.firstIndex(of: $0) ?? -1
+      }
+    case .contrast:
+      overrides.value(for: TraitAccessibilityContrast.self).map {
+        Self.contrasts.firstIndex(of: $0) ?? -1
+      }
+    case .sizeClass:
+      overrides.value(for: TraitHorizontalSizeClass.self).map {
+        Self.sizeClasses.firstIndex(of: $0) ?? -1
+      }
+    }
+  }
+
+  /// Writes the value numbered `value` into `traits`.
+  func write(_ value: Int, into traits: inout some MutableTraits) {
+    switch self {
+    case .alpha: traits[TIRAlphaTrait.self] = value
+    case .beta: traits[TIRBetaTrait.self] = value
+    case .gamma: traits[TIRGammaTrait.self] = value
+    case .label: traits[TIRLabelTrait.self] = Self.labels[value]
+    case .tint: traits[TIRTintTrait.self] = value
+    case .delta: traits[TIRDeltaTrait.self] = value
+    case .style: traits.userInterfaceStyle = Self.styles[value]
+    case .contrast: traits.accessibilityContrast = Self.contrasts[value]
+    case .sizeClass: traits.horizontalSizeClass = Self.sizeClasses[value]
+    }
+  }
+
+  /// A value to write.
+  ///
+  /// The label is never written empty, its default, so that a collection sets it exactly when it
+  /// holds another value: which traits a collection sets is then known here without asking how an
+  /// explicitly written default is stored.
+  func randomValue(_ random: inout RMRandom) -> Int {
+    self == .label ? 1 + random.below(3) : random.below(3)
+  }
+}
+
+// MARK: - Records
+
+/// A tracked slot of a node, both by number.
+private struct TIRKey: Hashable, Comparable, CustomStringConvertible {
+  static let slots: [TraitTrackingSlot] = [.layout, .display, .properties]
+
+  let node: Int
+  let slot: Int
+
+  static func < (lhs: TIRKey, rhs: TIRKey) -> Bool { (lhs.node, lhs.slot) < (rhs.node, rhs.slot) }
+
+  var description: String { "\(node).\(Self.slots[slot])" }
+}
+
+/// A value a run used: the node read, the trait and the value it had.
+private struct TIRRead {
+  let node: Int
+  let trait: TIRTrait
+  let value: Int
+  /// How the run read it, for the report.
+  let how: String
+  /// Whether the run (or one nested in it) had changed the graph before this read.
+  let afterChange: Bool
+}
+
+/// A collection a tracked closure obtained from a node, kept for later reads and comparisons.
+private struct TIRKept {
+  let name: String
+  let node: Int
+  /// The tracked closure that obtained it: its reads count while that closure runs.
+  let frame: Int
+  /// That closure's slot.
+  let owner: TIRKey
+  let collection: TraitCollection
+  /// The same values, obtained from no node: the oracle reads these without recording anything.
+  let values: TraitCollection
+}
+
+/// One side of a comparison: a kept collection, or a fixed one made outside every node.
+private struct TIROperand {
+  let name: String
+  let collection: TraitCollection
+  let values: TraitCollection
+  let kept: TIRKept?
+
+  init(_ kept: TIRKept) {
+    name = kept.name
+    collection = kept.collection
+    values = kept.values
+    self.kept = kept
+  }
+
+  init(fixed: (name: String, collection: TraitCollection)) {
+    name = fixed.name
+    collection = fixed.collection
+    values = fixed.collection
+    kept = nil
+  }
+}
+
+// MARK: - Sequences
+
+/// One seeded sequence on two real graphs, with the oracle's records.
+private final class TIRSequence {
+  static let steps = 60
+  /// The number of graphs, whose roots are the first nodes.
+  static let roots = 2
+
+  let seed: UInt64
+  private var random: RMRandom
+  /// Whether some reads go through a copy of the node's collection that records nothing, while
+  /// the oracle counts them: the oracle must then report missed invalidations.
+  private let leaky: Bool
+  /// The graphs: most nodes start in the first; moves take nodes to the other and back.
+  private let graphs = [TraitGraph(), TraitGraph()]
+  /// The nodes by number, the graphs' roots first.
+  private var nodes: [TraitNode]
+  /// Each node's parent by number; -1 for the roots and for detached nodes.
+  private var parents: [Int]
+  /// Collections made outside every node, to compare with and to use as base traits.
+  private let fixed: [(name: String, collection: TraitCollection)]
+
+  /// For each slot, the values its last run used.
+  private var records: [TIRKey: [TIRRead]] = [:]
+  /// The slots whose last run is over and that were not invalidated or removed since.
+  private var checked: Set<TIRKey> = []
+  /// The running slots that were invalidated or removed during their run.
+  private var spoiled: Set<TIRKey> = []
+  /// The slots that ran at least once.
+  private var ran: Set<TIRKey> = []
+  /// The seed of the script of each slot's last run from outside any other, which a layout may
+  /// run again.
+  private var scripts: [TIRKey: UInt64] = [:]
+  /// The running slots, with how many of their tracked closures run.
+  private var running: [TIRKey: Int] = [:]
+  /// The running tracked closures, innermost last.
+  private var frames: [(id: Int, key: TIRKey)] = []
+  private var frameCount = 0
+  /// The collections the current top-level run obtained.
+  private var kept: [TIRKept] = []
+  /// Whether the current top-level run changed the graph.
+  private var changedInRun = false
+  /// The traits the current top-level run read, which its writes favor.
+  private var readInRun: [TIRTrait] = []
+  /// The overrides the current top-level run wrote or removed, with what they were before, which
+  /// it may put back, as a layout that sets a trait for a moment does.
+  private var undo: [(node: Int, trait: TIRTrait, previous: Int?)] = []
+  private var passing = false
+  /// The invalidations of each slot during the current pass since the slot last ran.
+  private var passInvalidations: [TIRKey: Int] = [:]
+  /// How many more slots invalidations and handlers may run during the current pass.
+  private var runsLeftInPass = 0
+  /// How many times an invalidation or a handler considered running a slot during a pass.
+  private var inPassChances = 0
+  /// Whether each graph asked for a pass since its last one.
+  private var requested = [false, false]
+  /// Whether the host runs a graph's pass as soon as the graph asks for one, from
+  /// `onNeedsUpdate`, rather than at the sequence's passes only.
+  private let eager: Bool
+  private var step = 0
+  private var log: [String] = []
+  private(set) var failure: String?
+  /// How many times each kind of event happened, to show the sequences test something.
+  private(set) var coverage: [String: Int] = [:]
+
+  init(seed: UInt64, leaky: Bool = false) {
+    _ = TIRTrait.denseOrder
+    self.seed = seed
+    self.leaky = leaky
+    var random = RMRandom(seed: seed)
+    let count = Self.roots + 4 + random.below(4)
+    nodes = graphs.map(\.root)
+    parents = [-1, -1]
+    for number in Self.roots..<count {
+      // NB: the second graph starts with the nodes that happen to go under its root.
+      let parent = random.chance(70) ? 0 : random.below(number)
+      let node = TraitNode()
+      nodes[parent].addTraitChild(node)
+      nodes.append(node)
+      parents.append(parent)
+    }
+    var fixed = [(name: "[]", collection: TraitCollection())]
+    for _ in 0..<3 {
+      let values = (0...random.below(3)).map { _ in
+        let trait = random.pick(TIRTrait.allCases)
+        return (trait: trait, value: trait.randomValue(&random))
+      }
+      let collection = TraitCollection { traits in
+        for each in values { each.trait.write(each.value, into: &traits) }
+      }
+      let name = values.map { "\($0.trait)=\($0.value)" }.joined(separator: ", ")
+      fixed.append((name: "[\(name)]", collection: collection))
+    }
+    self.fixed = fixed
+    self.random = random
+    eager = self.random.chance(25)
+    graphs[1].baseTraits = self.random.pick(fixed).collection
+    for _ in 0..<self.random.below(4) { register() }
+    for (number, graph) in graphs.enumerated() {
+      graph.updateTraitsIfNeeded()
+      graph.onNeedsUpdate = { [weak self] in self?.needsUpdate(number) }
+    }
+  }
+
+  /// Notes that graph `graph` asked for a pass; an eager host runs it at once.
+  private func needsUpdate(_ graph: Int) {
+    requested[graph] = true
+    guard eager, !passing else { return }
+    count("pass run as soon as asked for")
+    log.append("    the host runs the pass of graph \(graph) it asked for")
+    pass(from: graph)
+  }
+
+  /// Registers a handler for a trait or two at a random node; now and then, the handler runs a
+  /// slot, as a host that lays a view out in a handler does.
+  private func register() {
+    let number = random.below(nodes.count)
+    let traits = (0...random.below(2)).map { _ in random.pick(TIRTrait.allCases) }
+    let key = randomKey()
+    log.append("register at \(number) for \(traits), running \(key)")
+    _ = nodes[number].registerForTraitChanges(traits.map(\.definition)) {
+      [weak self] (_: TraitNode, _: TraitCollection) in
+      self?.count("handler call")
+      self?.runDuringPass(key, from: "a handler")
+    }
+  }
+
+  /// Runs the sequence; returns nil, or what failed and the steps that led to it.
+  func run() -> String? {
+    log.append("tree: \(parents)\(eager ? ", eager host" : "")")
+    for index in 0...Self.steps {
+      step = index
+      if index == Self.steps {
+        for graph in 0..<Self.roots where failure == nil { passAndCheck(graph) }
+      } else {
+        randomStep()
+      }
+      if let failure {
+        return """
+          seed 0x\(String(seed, radix: 16)), step \(index): \(failure)
+          fixed collections: \(fixed.map(\.name).joined(separator: " "))
+          \(log.suffix(150).joined(separator: "\n"))
+          """
+      }
+    }
+    return nil
+  }
+
+  // MARK: Steps
+
+  private func randomStep() {
+    switch random.below(100) {
+    case ..<22: changeOverride(at: random.below(nodes.count), pad: "")
+    case ..<28: changeTree(pad: "")
+    case ..<30: changeBaseTraits(pad: "")
+    case ..<58: runTopLevel(randomKey())
+    case ..<66: layout()
+    case ..<69: removeTracking(randomKey(), pad: "")
+    case ..<76:
+      let starts = nodes.indices.filter { $0 >= Self.roots && graph(of: $0) != nil }
+      guard !starts.isEmpty else { return }
+      let start = random.pick(starts)
+      log.append("subtree pass from \(start)")
+      pass(from: start)
+    default: passAndCheck(random.chance(75) ? 0 : 1)
+    }
+  }
+
+  /// Runs some of the slots invalidated since their last run, as a host's layout does.
+  ///
+  /// Half of them run the script of their last run again, which reads the same traits of the same
+  /// nodes as long as the trees keep their shape: the path that records nothing new.
+  private func layout() {
+    let stale = ran.subtracting(checked).sorted()
+    guard !stale.isEmpty else { return }
+    log.append("layout")
+    for key in stale where random.chance(70) {
+      runTopLevel(key, script: random.chance(50) ? scripts[key] : nil)
+    }
+  }
+
+  /// Runs `key` from outside any run, with the script seeded `script`, or a new one.
+  private func runTopLevel(_ key: TIRKey, script: UInt64? = nil) {
+    let seed = script ?? random.next()
+    scripts[key] = seed
+    let saved = random
+    random = RMRandom(seed: seed)
+    kept = []
+    changedInRun = false
+    readInRun = []
+    undo = []
+    log.append("script 0x\(String(seed, radix: 16))\(script == nil ? "" : ", again")")
+    if script != nil { count("script run again") }
+    run(key, level: 0)
+    kept = []
+    random = saved
+  }
+
+  /// Runs the update pass of graph `graph`, then checks every slot that was not invalidated
+  /// against the nodes in that graph.
+  private func passAndCheck(_ graph: Int) {
+    log.append("pass of graph \(graph)")
+    // A host that runs a pass only when asked must have been asked for one that is owed.
+    if !requested[graph], let owed = firstChangedRead(in: graph) {
+      fail("missed invalidation: graph \(graph) did not ask for a pass, though \(owed)")
+      return
+    }
+    pass(from: graph)
+    for key in checked.sorted() {
+      for read in records[key] ?? [] where self.graph(of: read.node) == graph {
+        count(read.afterChange ? "checked read after a change in the run" : "checked read")
+        if graph == 1 { count("checked read in the second graph") }
+        if read.trait == .tint || read.trait == .delta { count("checked read past trait 127") }
+        let now = read.trait.value(in: nodes[read.node].traitCollection)
+        guard now == read.value else {
+          fail(
+            """
+            missed invalidation: slot \(key) read \(read.node).\(read.trait) = \(read.value) \
+            (\(read.how)), which is now \(now), and the pass did not invalidate it
+            """
+          )
+          return
+        }
+      }
+    }
+  }
+
+  /// A read of a slot not invalidated since its last run, of a node in graph `graph`, whose value
+  /// changed, described; nil if there is none.
+  private func firstChangedRead(in graph: Int) -> String? {
+    for key in checked.sorted() {
+      for read in records[key] ?? [] where self.graph(of: read.node) == graph {
+        let now = read.trait.value(in: nodes[read.node].traitCollection)
+        if now != read.value {
+          return
+            "slot \(key) read \(read.node).\(read.trait) = \(read.value) (\(read.how)), now \(now)"
+        }
+      }
+    }
+    return nil
+  }
+
+  /// Runs the update pass of a graph, given its root's number, or of a node's subtree.
+  private func pass(from start: Int) {
+    passing = true
+    passInvalidations = [:]
+    runsLeftInPass = 3
+    if start < Self.roots {
+      graphs[start].updateTraitsIfNeeded()
+      requested[start] = false
+    } else {
+      nodes[start].updateTraitsIfNeeded()
+    }
+    passing = false
+  }
+
+  private func invalidate(_ key: TIRKey) {
+    count("invalidation")
+    log.append("    invalidated \(key)\(passing ? "" : " outside a pass")")
+    if passing {
+      passInvalidations[key, default: 0] += 1
+      if passInvalidations[key, default: 0] > 1 {
+        fail("slot \(key) was invalidated twice in one pass without running in between")
+      }
+    }
+    checked.remove(key)
+    if running[key] != nil { spoiled.insert(key) }
+    runDuringPass(key, from: "its invalidation")
+  }
+
+  /// Now and then, runs `key` during the current pass, with a script of its own: its seed does
+  /// not depend on the order in which the pass calls invalidations and handlers.
+  private func runDuringPass(_ key: TIRKey, from caller: String) {
+    guard passing, running[key] == nil, runsLeftInPass > 0 else { return }
+    inPassChances += 1
+    var script = RMRandom(seed: RMRandom.seed(base: seed &+ UInt64(step), index: inPassChances))
+    guard script.chance(40) else { return }
+    runsLeftInPass -= 1
+    count("run during a pass")
+    let saved = (random: random, kept: kept, changed: changedInRun, read: readInRun, undo: undo)
+    (random, kept, changedInRun, readInRun, undo) = (script, [], false, [], [])
+    log.append("    \(caller) runs \(key)")
+    run(key, level: frames.count + 2)
+    (random, kept, readInRun, undo) = (saved.random, saved.kept, saved.read, saved.undo)
+    changedInRun = saved.changed || (changedInRun && !frames.isEmpty)
+  }
+
+  // MARK: Changes
+
+  /// Writes or removes an override of node `number`, or replaces all its overrides at once.
+  private func changeOverride(at number: Int, pad: String) {
+    let favored = !frames.isEmpty && !readInRun.isEmpty && random.chance(50)
+    let trait = random.pick(favored ? readInRun : TIRTrait.allCases)
+    let node = nodes[number]
+    let roll = random.below(100)
+    if !frames.isEmpty && (roll < 20 || roll >= 36) {
+      undo.append((node: number, trait: trait, previous: trait.override(in: node.traitOverrides)))
+    }
+    switch roll {
+    case ..<20:
+      log.append("\(pad)remove override \(number).\(trait)")
+      node.traitOverrides.remove(trait.definition)
+    case ..<28:
+      let source = random.below(nodes.count)
+      log.append("\(pad)replace the overrides of \(number) with those of \(source)")
+      node.traitOverrides = nodes[source].traitOverrides
+    case ..<36:
+      // A copy changed in two places and assigned back: one replacement of the whole.
+      var overrides = node.traitOverrides
+      let other = random.pick(TIRTrait.allCases)
+      let (value, otherValue) = (trait.randomValue(&random), other.randomValue(&random))
+      trait.write(value, into: &overrides)
+      other.write(otherValue, into: &overrides)
+      log.append(
+        "\(pad)assign \(number) overrides with \(trait) = \(value), \(other) = \(otherValue)"
+      )
+      node.traitOverrides = overrides
+    default:
+      let value = trait.randomValue(&random)
+      log.append("\(pad)write \(number).\(trait) = \(value)")
+      trait.write(value, into: &node.traitOverrides)
+    }
+    noteChange()
+  }
+
+  /// Puts back the override that the run changed last.
+  private func undoChange(pad: String) {
+    let change = undo.removeLast()
+    let node = nodes[change.node]
+    count("override put back in a run")
+    if let previous = change.previous {
+      log.append("\(pad)put back \(change.node).\(change.trait) = \(previous)")
+      change.trait.write(previous, into: &node.traitOverrides)
+    } else {
+      log.append("\(pad)put back no override of \(change.node).\(change.trait)")
+      node.traitOverrides.remove(change.trait.definition)
+    }
+    noteChange()
+  }
+
+  /// Moves a node under another that is not below it, or detaches it.
+  private func changeTree(pad: String) {
+    let number = Self.roots + random.below(nodes.count - Self.roots)
+    if parents[number] >= 0 && random.chance(35) {
+      log.append("\(pad)detach \(number)")
+      // NB: the model first: a pass that the change asks for may run at once.
+      parents[number] = -1
+      nodes[number].removeFromTraitParent()
+    } else {
+      let parent = random.pick(nodes.indices.filter { !isInSubtree($0, of: number) })
+      log.append("\(pad)move \(number) under \(parent)")
+      if graph(of: parent) != graph(of: number) { count("move to another graph") }
+      parents[number] = parent
+      nodes[parent].addTraitChild(nodes[number])
+    }
+    noteChange()
+  }
+
+  private func changeBaseTraits(pad: String) {
+    let graph = random.below(Self.roots)
+    let base = random.pick(fixed)
+    log.append("\(pad)base traits of graph \(graph) = \(base.name)")
+    graphs[graph].baseTraits = base.collection
+    noteChange()
+  }
+
+  private func removeTracking(_ key: TIRKey, pad: String) {
+    log.append("\(pad)remove tracking \(key)")
+    records[key] = nil
+    checked.remove(key)
+    if running[key] != nil { spoiled.insert(key) }
+    nodes[key.node].removeTraitTracking(slot: TIRKey.slots[key.slot])
+  }
+
+  private func noteChange() {
+    guard !frames.isEmpty else { return }
+    changedInRun = true
+    count("change in a run")
+  }
+
+  // MARK: Tracked runs
+
+  private func run(_ key: TIRKey, level: Int) {
+    let pad = String(repeating: "  ", count: level)
+    if running[key] == nil {
+      records[key] = []
+      checked.remove(key)
+      spoiled.remove(key)
+      passInvalidations[key] = nil
+      ran.insert(key)
+    } else {
+      count("re-entered run")
+    }
+    if level > 0 { count("nested run") }
+    running[key, default: 0] += 1
+    frameCount += 1
+    frames.append((id: frameCount, key: key))
+    log.append("\(pad)track \(key) {")
+    let invalidation: (TraitNode) -> Void = { [weak self] _ in self?.invalidate(key) }
+    nodes[key.node].withTraitTracking(slot: TIRKey.slots[key.slot], invalidation: invalidation) {
+      for _ in 0...random.below(8) where failure == nil {
+        operate(in: key, level: level)
+      }
+    }
+    log.append("\(pad)}")
+    frames.removeLast()
+    running[key, default: 1] -= 1
+    if running[key] == 0 {
+      running[key] = nil
+      if spoiled.remove(key) == nil { checked.insert(key) }
+    }
+  }
+
+  /// One operation of a tracked closure of `key`, the innermost.
+  private func operate(in key: TIRKey, level: Int) {
+    let pad = String(repeating: "  ", count: level + 1)
+    switch random.below(100) {
+    case ..<12: _ = obtain(from: readNode(for: key), in: key, pad: pad)
+    case ..<48 where !kept.isEmpty && random.chance(45): readKept(pad: pad)
+    case ..<48: readFresh(in: key, pad: pad)
+    case ..<58: changeOverride(at: writeTarget(for: key), pad: pad)
+    case ..<64 where !undo.isEmpty: undoChange(pad: pad)
+    case ..<75: compare(in: key, pad: pad)
+    case ..<83 where level < 3:
+      let inner =
+        !running.isEmpty && random.chance(30) ? random.pick(running.keys.sorted()) : randomKey()
+      run(inner, level: level + 1)
+    case ..<88: changeTree(pad: pad)
+    case ..<91 where !passing:
+      count("pass in a run")
+      let start = random.pick(nodes.indices.filter { graph(of: $0) != nil })
+      log.append("\(pad)\(start < Self.roots ? "pass of graph" : "subtree pass from") \(start)")
+      pass(from: start)
+    case ..<94: changeBaseTraits(pad: pad)
+    case ..<95: removeTracking(random.chance(50) ? key : randomKey(), pad: pad)
+    default: readFresh(in: key, pad: pad)
+    }
+  }
+
+  /// Obtains `node`'s collection in the innermost tracked closure, of `key`, and keeps it.
+  private func obtain(from node: Int, in key: TIRKey, pad: String) -> TIRKept {
+    let collection = nodes[node].traitCollection
+    let entry = TIRKept(
+      name: "c\(kept.count)",
+      node: node,
+      frame: frames[frames.count - 1].id,
+      owner: key,
+      collection: collection,
+      values: TraitCollection(traitsFrom: [collection])
+    )
+    kept.append(entry)
+    log.append("\(pad)\(entry.name) = \(node).traitCollection")
+    return entry
+  }
+
+  /// Reads a trait through a collection the node hands out now.
+  private func readFresh(in key: TIRKey, pad: String) {
+    let node = readNode(for: key)
+    let trait = random.pick(TIRTrait.allCases)
+    let value: Int
+    if leaky && random.chance(30) {
+      value = trait.value(in: TraitCollection(traitsFrom: [nodes[node].traitCollection]))
+    } else {
+      value = trait.value(in: nodes[node].traitCollection)
+    }
+    log.append("\(pad)read \(node).\(trait) -> \(value)")
+    let frame = frames[frames.count - 1].id
+    record(node, trait, value, frame: frame, owner: key, how: "fresh read")
+  }
+
+  /// Reads a trait through a collection kept from earlier in the run.
+  private func readKept(pad: String) {
+    let entry = random.pick(kept)
+    let trait = random.pick(TIRTrait.allCases)
+    let value = trait.value(in: entry.collection)
+    log.append("\(pad)read \(entry.name).\(trait) -> \(value)")
+    count("kept read")
+    if value != trait.value(in: entry.values) {
+      fail("kept collection \(entry.name) changed: \(trait) reads \(value)")
+    }
+    record(
+      entry.node,
+      trait,
+      value,
+      frame: entry.frame,
+      owner: entry.owner,
+      how: "read through \(entry.name)"
+    )
+  }
+
+  /// Compares collections in one of the five ways that count as reads.
+  private func compare(in key: TIRKey, pad: String) {
+    let lhs = operand(in: key, pad: pad)
+    let rhs = operand(in: key, pad: pad)
+    let differing = TIRTrait.allCases.filter {
+      $0.value(in: lhs.values) != $0.value(in: rhs.values)
+    }
+    let kind = random.below(5)
+    count("comparison \(kind)")
+    switch kind {
+    case 0:
+      let how = "\(lhs.name) == \(rhs.name)"
+      let result = lhs.collection == rhs.collection
+      log.append("\(pad)\(how) -> \(result)")
+      expect(result == differing.isEmpty, how)
+      readAll(lhs, TIRTrait.allCases, how: how)
+      readAll(rhs, TIRTrait.allCases, how: how)
+    case 1:
+      let how = "hash of \(lhs.name)"
+      var hasher = Hasher()
+      lhs.collection.hash(into: &hasher)
+      log.append("\(pad)\(how)")
+      readAll(lhs, TIRTrait.allCases, how: how)
+    case 2:
+      let how = "\(lhs.name).changedTraits(from: \(rhs.name))"
+      let changed = Set(
+        lhs.collection.changedTraits(from: rhs.collection).map(ObjectIdentifier.init)
+      )
+      log.append("\(pad)\(how) -> \(changed.count) traits")
+      expect(changed == Set(differing.map { ObjectIdentifier($0.definition) }), how)
+      readAll(lhs, TIRTrait.allCases, how: how)
+      readAll(rhs, TIRTrait.allCases, how: how)
+    case 3:
+      let how = "\(lhs.name).hasDifferentColorAppearance(comparedTo: \(rhs.name))"
+      let result = lhs.collection.hasDifferentColorAppearance(comparedTo: rhs.collection)
+      log.append("\(pad)\(how) -> \(result)")
+      expect(result == differing.contains(where: \.affectsColorAppearance), how)
+      readAll(lhs, TIRTrait.colorAppearance, how: how)
+      readAll(rhs, TIRTrait.colorAppearance, how: how)
+    default:
+      let how = "\(lhs.name).containsTraits(in: \(rhs.name))"
+      let result = lhs.collection.containsTraits(in: rhs.collection)
+      log.append("\(pad)\(how) -> \(result)")
+      // The traits the argument sets, in order, up to the first that differs: the comparison
+      // stops there.
+      var compared: [TIRTrait] = []
+      for trait in TIRTrait.denseOrder where trait.value(in: rhs.values) != 0 {
+        compared.append(trait)
+        if differing.contains(trait) { break }
+      }
+      expect(result == !compared.contains(where: differing.contains), how)
+      readAll(lhs, compared, how: how)
+      readAll(rhs, TIRTrait.allCases, how: how)
+    }
+  }
+
+  /// A side of a comparison: a kept collection, a collection obtained now, or a fixed one.
+  private func operand(in key: TIRKey, pad: String) -> TIROperand {
+    if !kept.isEmpty && random.chance(50) { return TIROperand(random.pick(kept)) }
+    if random.chance(50) { return TIROperand(obtain(from: readNode(for: key), in: key, pad: pad)) }
+    return TIROperand(fixed: random.pick(fixed))
+  }
+
+  /// Records that a comparison read `traits` of `operand`, with the values it holds.
+  private func readAll(_ operand: TIROperand, _ traits: [TIRTrait], how: String) {
+    guard let entry = operand.kept else { return }
+    for trait in traits {
+      let value = trait.value(in: entry.values)
+      record(entry.node, trait, value, frame: entry.frame, owner: entry.owner, how: how)
+    }
+  }
+
+  /// Records a read made through a collection obtained in tracked closure `frame`, of slot
+  /// `owner`: it counts while that closure runs. (Afterwards it records nothing as a rule, or at
+  /// worst something extra: the oracle counts nothing.)
+  private func record(
+    _ node: Int,
+    _ trait: TIRTrait,
+    _ value: Int,
+    frame: Int,
+    owner: TIRKey,
+    how: String
+  ) {
+    guard frames.contains(where: { $0.id == frame }) else { return }
+    readInRun.append(trait)
+    records[owner, default: []].append(
+      TIRRead(node: node, trait: trait, value: value, how: how, afterChange: changedInRun)
+    )
+  }
+
+  // MARK: Helpers
+
+  private func randomKey() -> TIRKey {
+    TIRKey(node: random.below(nodes.count), slot: random.below(TIRKey.slots.count))
+  }
+
+  /// Mostly the slot's own node, as a view's layout reads its own traits.
+  private func readNode(for key: TIRKey) -> Int {
+    random.chance(50) ? key.node : random.below(nodes.count)
+  }
+
+  /// The slot's own node, one of its ancestors, or any node.
+  private func writeTarget(for key: TIRKey) -> Int {
+    switch random.below(3) {
+    case 0: return key.node
+    case 1:
+      var chain = [key.node]
+      while parents[chain[chain.count - 1]] >= 0 { chain.append(parents[chain[chain.count - 1]]) }
+      return random.pick(chain)
+    default: return random.below(nodes.count)
+    }
+  }
+
+  /// The graph that node `number` is in, or nil if it is detached.
+  private func graph(of number: Int) -> Int? {
+    var current = number
+    while parents[current] >= 0 { current = parents[current] }
+    return current < Self.roots ? current : nil
+  }
+
+  /// Whether `number` is `ancestor` or below it.
+  private func isInSubtree(_ number: Int, of ancestor: Int) -> Bool {
+    var current = number
+    while current >= 0 {
+      if current == ancestor { return true }
+      current = parents[current]
+    }
+    return false
+  }
+
+  private func expect(_ condition: Bool, _ comparison: String) {
+    if !condition { fail("\(comparison) returned a wrong result") }
+  }
+
+  private func fail(_ message: String) {
+    if failure == nil { failure = message }
+  }
+
+  private func count(_ event: String) {
+    coverage[event, default: 0] += 1
+  }
+}
+
+// MARK: - Tests
+
+@Suite("Tracking differential test with changes made inside tracked runs")
+struct TrackingInRunChangesDifferentialTests {
+  /// The parallel slices of the run; sequence `i` runs in slice `i % slices`.
+  static let slices = 2
+  /// This test runs a quarter as many sequences as the differential test.
+  static let share = 4
+
+  static var base: UInt64 { RMEnvironment.seed ^ 0x1C2B_7A4C }
+
+  @Test(
+    "after each pass, every slot not invalidated since its last run still finds the values it used",
+    arguments: 0..<slices
+  )
+  func randomSequences(slice: Int) {
+    let base = Self.base
+    rmCheckSequences(
+      slice: slice,
+      of: Self.slices,
+      from: RMEnvironment.firstSequence,
+      below: RMEnvironment.sequences / Self.share
+    ) { sequence in
+      TIRSequence(seed: RMRandom.seed(base: base, index: sequence)).run().map {
+        """
+        sequence \(sequence): \($0)
+        replay: TRAITKIT_SEED=0x\(String(RMEnvironment.seed, radix: 16)) \
+        TRAITKIT_FIRST_SEQUENCE=\(sequence) \
+        TRAITKIT_SOAK_SEQUENCES=\((sequence + 1) * Self.share) \
+        swift test --filter TrackingInRunChangesDifferentialTests
+        """
+      }
+    }
+  }
+
+  @Test("the sequences check reads of every kind, made around changes inside runs")
+  func sequencesCoverEveryKindOfRead() {
+    var coverage: [String: Int] = [:]
+    for sequence in 0..<40 {
+      let run = TIRSequence(seed: RMRandom.seed(base: Self.base, index: sequence))
+      _ = run.run()
+      coverage.merge(run.coverage, uniquingKeysWith: +)
+    }
+    let events =
+      [
+        "checked read", "checked read after a change in the run", "kept read", "change in a run",
+        "nested run", "re-entered run", "pass in a run", "invalidation", "handler call",
+        "run during a pass", "script run again", "checked read in the second graph",
+        "checked read past trait 127", "move to another graph", "pass run as soon as asked for",
+        "override put back in a run",
+      ] + (0..<5).map { "comparison \($0)" }
+    for event in events {
+      #expect(coverage[event, default: 0] > 10, Comment(rawValue: "\(event): \(coverage)"))
+    }
+  }
+
+  @Test("the oracle reports the reads that the engine could not record as missed invalidations")
+  func oracleCatchesUnrecordedReads() {
+    let failures = (0..<40).compactMap {
+      TIRSequence(seed: RMRandom.seed(base: Self.base, index: $0), leaky: true).run()
+    }
+    #expect(failures.contains { $0.contains("missed invalidation") })
+  }
+}
