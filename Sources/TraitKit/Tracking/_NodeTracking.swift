@@ -617,10 +617,10 @@ final class _TraitReadRecorder: @unchecked Sendable {
   private func adoptValues(of other: _Storage) {
     record._withUnsafeGuaranteedRef { $0.readsMayBeStale = true }
     let baseline = self.baseline
-    let readDiffers = readTrait(in: baseline, other) {
+    let readDiffer = readTraits(in: baseline, other) {
       baseline.rawSlot(at: $0).word != other.rawSlot(at: $0).word
     }
-    guard !readDiffers else {
+    guard readDiffer.isEmpty else {
       readMixedValues = true
       return
     }
@@ -640,18 +640,6 @@ final class _TraitReadRecorder: @unchecked Sendable {
     compared = Swift.max(compared, traits)
     guard filter != .all else { return }
     recordNewTrait(.all)
-  }
-
-  /// Whether `differs` holds for a trait the run read, between collections `lhs` and `rhs` of
-  /// the node: one read by itself, or one that a comparison read (those beyond the slots of
-  /// both hold their defaults in both).
-  func readTrait(in lhs: _Storage, _ rhs: _Storage, where differs: (Int) -> Bool) -> Bool {
-    if traits.contains(where: differs) { return true }
-    guard compared != .none else { return false }
-    for index in 0..<Swift.max(lhs.count, rhs.count) where compared.includes(index) {
-      if differs(index) { return true }
-    }
-    return false
   }
 
   /// Whether a trait the run read holds a value in `current`, a collection of the node, other
@@ -682,7 +670,8 @@ final class _TraitReadRecorder: @unchecked Sendable {
   }
 
   /// The traits the run read, between collections `lhs` and `rhs` of the node, for which
-  /// `differs` holds (see `readTrait(in:_:where:)`).
+  /// `differs` holds: those read by themselves, and those that a comparison read (beyond the
+  /// slots of both, every trait holds its default in both).
   func readTraits(in lhs: _Storage, _ rhs: _Storage, where differs: (Int) -> Bool) -> _TraitFilter {
     var found = _TraitFilter.none
     for index in traits where differs(index) { found |= _TraitFilter(index: index) }
