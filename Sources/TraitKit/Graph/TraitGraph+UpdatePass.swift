@@ -64,7 +64,7 @@ extension TraitGraph {
     defer { _subtreePassStart = nil }
     /// The start's ancestors, nearest first, when changes pending at them reach the subtree.
     var ancestors: [TraitNode] = []
-    let ran = _runPass(from: start) {
+    let walkEndEpoch = _runPass(from: start) {
       // Changes pending above `start`, less those an override on the way down shields.
       var inherited = _TraitFilter.none
       var shield = start._shield
@@ -87,10 +87,10 @@ extension TraitGraph {
     // Nothing was pending for the subtree, so nothing changed; on a clean graph nothing is
     // pending anywhere, and the flags above need no refresh. On a dirty one they do: the work
     // they claim may have left with a node detached since.
-    guard ran || _isDirty else { return }
+    guard walkEndEpoch != nil || _isDirty else { return }
     // NB: only when nothing changed after the last round: a deinitializer that the pass's end
     // ran may have changed a trait above the start that the subtree has not heard of.
-    if _epoch == _epochAtWalkEnd { _keepPendingNeededOutside(start, below: ancestors) }
+    if _epoch == walkEndEpoch { _keepPendingNeededOutside(start, below: ancestors) }
     // The ancestors' flags may now claim pending work that the subtree pass has done.
     var child = start
     while let parent = child._parent {
@@ -242,15 +242,16 @@ extension TraitGraph {
   private static func _letGo(_ released: consuming [_Storage]?, _ buried: consuming [TraitNode]) {}
 
   /// Runs a pass from `start`, given the changes pending above it that reach it (asked again
-  /// for each round); returns whether anything was pending, so that the pass ran.
+  /// for each round); returns the graph's epoch when the last round ended, before the pass's
+  /// end let go of values and nodes, or `nil` when nothing was pending, so that no pass ran.
   @discardableResult
-  private func _runPass(from start: TraitNode, inherited: () -> _TraitFilter) -> Bool {
+  private func _runPass(from start: TraitNode, inherited: () -> _TraitFilter) -> UInt64? {
     var pending = inherited()
     guard !pending.isEmpty || !start._pending.isEmpty || start._hasPendingBelow else {
       // NB: a call from a deinitializer that the ending pass runs keeps that pass's counters,
       // as a call from its handlers would.
       if !_isEndingPass { _lastPass = Statistics.Pass() }
-      return false
+      return nil
     }
     _lastPass = Statistics.Pass()
     _isUpdating = true
@@ -308,8 +309,8 @@ extension TraitGraph {
       )
       pending = inherited()
     }
-    _epochAtWalkEnd = _epoch
-    return true
+    // NB: read before the deferred end of the pass, whose deinitializers may change values.
+    return _epoch
   }
 
   /// One round: visits, in pre-order, every node whose subtree may observe a pending change.

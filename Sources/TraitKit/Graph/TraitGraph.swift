@@ -286,8 +286,6 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _subtreePassStart: Unmanaged<TraitNode>?
   /// Whether a handler changed an ancestor of the running subtree pass's start in this round.
   @exclusivity(unchecked) var _ancestorChangedDuringSubtreePass = false
-  /// The epoch when the last pass's last round ended, before its end let go of values and nodes.
-  @exclusivity(unchecked) var _epochAtWalkEnd: UInt64 = 0
   /// Nodes detached while a pass runs, kept alive until it ends (the pass does not retain the
   /// nodes it walks).
   @exclusivity(unchecked) var _graveyard: [TraitNode] = []

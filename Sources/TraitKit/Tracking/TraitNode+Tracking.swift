@@ -83,9 +83,10 @@ extension TraitNode {
   @usableFromInline
   final func _endTrackedRun(_ run: _TrackedRun) {
     _TrackingRecord.leave(restoring: run.enclosing)
-    // NB: a run during which the tree changed ends out of line (traitkit-bench S7).
-    if run.record._withUnsafeGuaranteedRef({ $0.readsMayBeStale }) {
-      _endTrackedRunCheckingReads(run)
+    // NB: a run that leaves work — a change of the tree during it, dependencies to drop — ends
+    // out of line (traitkit-bench S7).
+    guard run.record._withUnsafeGuaranteedRef({ $0.endsWithoutWork }) else {
+      _endTrackedRunLeavingWork(run)
       return
     }
     run.record._withUnsafeGuaranteedRef { record in
@@ -97,20 +98,21 @@ extension TraitNode {
     }
   }
 
-  /// Ends `run` when it may have read values that its nodes no longer hold, or that no one
-  /// collection holds: the nodes it read are checked once the run is over.
+  /// Ends `run` when it leaves work: it may have read values that its nodes no longer hold, or
+  /// that no one collection holds, so the nodes it read are checked once the run is over; or it
+  /// did not touch dependencies of the run before, which go.
   @inline(never)
-  private final func _endTrackedRunCheckingReads(_ run: _TrackedRun) {
-    // NB: retained: the check runs user code, which may remove the slot and free its record.
+  private final func _endTrackedRunLeavingWork(_ run: _TrackedRun) {
+    // NB: retained: the work runs user code, which may remove the slot and free its record.
     let record = run.record.takeUnretainedValue()
     // A change during this run took place during the enclosing one too.
-    if let enclosing = run.enclosing {
+    if record.readsMayBeStale, let enclosing = run.enclosing {
       Unmanaged<_TrackingRecord>.fromOpaque(enclosing)._withUnsafeGuaranteedRef {
         $0.readsMayBeStale = true
       }
     }
     if record.runs > 1 { record.leaveReentry(hiding: run.enclosing) }
-    let work = record.endRunCheckingReads()
+    let work = record.endRunLeavingWork()
     if !record.isLive {
       _trackingStateReference._withUnsafeGuaranteedRef { $0.runDidEnd(afterRemoving: record) }
     }

@@ -172,34 +172,41 @@ final class _TrackingRecord {
     isRecording = true
   }
 
-  /// Ends a run: once the outermost run of this record ends, dependencies it did not touch are
-  /// dropped.
-  ///
-  /// - Precondition: The run's reads are not stale (see `endRunCheckingReads()`).
+  /// Whether the run that ends can end with `endRun()`: it is not the outermost, or it touched
+  /// every dependency, as a run that read the same nodes as the one before did; and its reads
+  /// cannot be stale.
+  var endsWithoutWork: Bool {
+    // NB: a run that read the same nodes as the one before touched every dependency, the recent
+    // one among them: nothing to sweep, and the dependencies' list is not read (traitkit-bench
+    // S7).
+    !readsMayBeStale && (runs > 1 || touchedDependencies == dependencies.count)
+  }
+
+  /// Ends a run that leaves no work (see `endsWithoutWork`).
   func endRun() {
     runs -= 1
     guard runs == 0 else { return }
     isRecording = false
     enclosing = nil
-    // NB: a run that read the same nodes as the one before touched every dependency, the recent
-    // one among them: nothing to sweep, and the dependencies' list is not read (traitkit-bench
-    // S7).
-    if touchedDependencies != dependencies.count { dropUntouchedDependencies() }
   }
 
-  /// Ends a run whose reads may be stale, as `endRun()` does; when it was the outermost run,
-  /// returns what remains to do once the caller is done with this record: marking nodes runs
-  /// `onNeedsUpdate`, and letting go of collections runs values' deinitializers, user code that
-  /// may remove the slot and free this record.
-  func endRunCheckingReads() -> _RunEndWork? {
+  /// Ends a run; when it was the outermost, drops the dependencies it did not touch, and
+  /// returns what remains to do once the caller is done with this record: letting go of the
+  /// dropped dependencies and of collections runs values' deinitializers, and marking nodes
+  /// runs `onNeedsUpdate`, user code that may remove the slot and free this record.
+  func endRunLeavingWork() -> _RunEndWork? {
     endRun()
     guard runs == 0 else { return nil }
-    return workAfterChanges()
+    var work = _RunEndWork()
+    if touchedDependencies != dependencies.count {
+      work.droppedDependencies = dropUntouchedDependencies()
+    }
+    if readsMayBeStale { collectReadsToCheck(into: &work) }
+    return work
   }
 
-  /// Drops the dependencies that the run that ended did not touch.
-  @inline(never)
-  private func dropUntouchedDependencies() {
+  /// Drops the dependencies that the run that ended did not touch, and returns them.
+  private func dropUntouchedDependencies() -> [_TraitReadRecorder] {
     // NB: the recent dependency stays for the next run, which mostly reads the same node, unless
     // this run did not touch it (then the sweep below drops it).
     if let recent = recentDependency, recent._withUnsafeGuaranteedRef({ $0.run != run }) {
@@ -214,15 +221,16 @@ final class _TrackingRecord {
         dependencies[position].isLive = false
       }
     }
-    if kept < dependencies.count { dependencies.removeLast(dependencies.count - kept) }
+    let dropped = Array(dependencies[kept...])
+    dependencies.removeLast(dependencies.count - kept)
+    return dropped
   }
 
   /// After a run during which the tree changed, or that read a node through collections other
-  /// than its baseline: the dependencies whose baselines may not hold what the node holds, or
-  /// not all that the run read, and the baselines that reads replaced.
-  private func workAfterChanges() -> _RunEndWork {
+  /// than its baseline, adds to `work` the dependencies whose baselines may not hold what the
+  /// node holds, or not all that the run read, and the baselines that reads replaced.
+  private func collectReadsToCheck(into work: inout _RunEndWork) {
     readsMayBeStale = false
-    var work = _RunEndWork()
     // NB: an index loop, for the reason given in `_NodeTracking.recordAmongOthers`.
     for position in dependencies.indices {
       let dependency = dependencies[position]
@@ -230,11 +238,11 @@ final class _TrackingRecord {
         work.replacedBaselines.append(contentsOf: dependency.replacedBaselines)
         dependency.replacedBaselines.removeAll()
       }
-      if dependency.readMixedValues || dependency.baselineMayBeStale {
+      // NB: a dead recorder's node may be gone.
+      if dependency.isLive && (dependency.readMixedValues || dependency.baselineMayBeStale) {
         work.readNodes.append((dependency.node, dependency))
       }
     }
-    return work
   }
 
   /// Notes that a node's collection may have changed: the innermost run on this thread, if any,
@@ -250,8 +258,11 @@ final class _TrackingRecord {
     recentDependency = nil
     isRecording = false
     for dependency in dependencies { dependency.isLive = false }
-    dependencies.removeAll()
+    // NB: let go of once the list is empty: a baseline's deinitializer may use this record.
+    var dropped = ContiguousArray<_TraitReadRecorder>()
+    swap(&dropped, &dependencies)
     invalidation = { _ in }
+    withExtendedLifetime(dropped) {}
   }
 
   /// The recorder for reads of `node`'s traits in the current run, whose collection is
@@ -718,6 +729,8 @@ struct _RunEndWork {
   var readNodes: [(TraitNode, _TraitReadRecorder)] = []
   /// Baselines that reads replaced during the run, let go of last.
   var replacedBaselines: [_Storage] = []
+  /// The dependencies the run did not touch, which the record dropped, let go of last.
+  var droppedDependencies: [_TraitReadRecorder] = []
 
   /// Marks pending at each node the traits the run read whose values the node no longer holds,
   /// or every trait the run read of a node whose values it took from collections that differ:

@@ -954,6 +954,44 @@ struct UpdatePassTests {
     #expect(themeCalls == 1)
   }
 
+  @Test("a subtree pass that a deinitializer runs as a subtree pass ends hides no change above")
+  func nestedSubtreePassAsSubtreePassEnds() {
+    let graph = TraitGraph()
+    let (a, s, b) = (GTNode("a"), GTNode("s"), GTNode("b"))
+    graph.root.gtAdd(a, b)
+    a.addTraitChild(s)
+    let root = graph.root
+    b.traitOverrides[GTThemeTrait.self] = 9
+    do {
+      let doomed = GTNode("doomed")
+      doomed.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned b] in
+        root.traitOverrides[GTThemeTrait.self] = 5
+        b.traitOverrides[GTOpaqueTrait.self] = GTOpaqueValue(label: "x")
+        b.updateTraitsIfNeeded()
+      }
+      s.addTraitChild(doomed)
+    }
+    var themeCalls = 0
+    s.registerForTraitChanges([GTThemeTrait.self]) { (_: GTNode, _: TraitCollection) in
+      themeCalls += 1
+    }
+    s.registerForTraitChanges([GTFlagTrait.self]) { (node: GTNode, _: TraitCollection) in
+      for child in node.traitChildren { child.removeFromTraitParent() }
+    }
+    var opaqueCalls = 0
+    b.registerForTraitChanges([GTOpaqueTrait.self]) { (_: GTNode, _: TraitCollection) in
+      opaqueCalls += 1
+    }
+    graph.updateTraitsIfNeeded()
+
+    root.traitOverrides[GTFlagTrait.self] = true
+    s.updateTraitsIfNeeded()
+    #expect(s.traitChildren.isEmpty)
+    #expect(opaqueCalls == 1)
+    graph.updateTraitsIfNeeded()
+    #expect(themeCalls == 1)
+  }
+
   @Test("a change above a subtree pass still reaches the root's and a deeper sibling's observers")
   func changeAboveSubtreePassReachesOtherObservers() {
     let graph = TraitGraph()

@@ -173,4 +173,53 @@ struct ReadsAroundChangesInRunTests {
     tree.graph.updateTraitsIfNeeded()
     #expect(invalidations == 1)
   }
+
+  @Test("a run that read mixed values of a node it then let go of ends safely")
+  func mixedReadsOfNodeGoneDuringRun() {
+    let tree = TTTree()
+    tree.a.track(.layout) {
+      var child: TTView? = TTView()
+      tree.b.addTraitChild(child!)
+      let first = child!.traitCollection
+      _ = first[GTThemeTrait.self]
+      child!.traitOverrides[GTThemeTrait.self] = 3
+      _ = child!.traitCollection[GTThemeTrait.self]
+      child!.removeFromTraitParent()
+      child = nil
+    }
+    // The node the run read is gone: nothing is left to invalidate.
+    #expect(tree.invalidationsOfNextPass() == 0)
+  }
+
+  @Test(
+    "a dependency that a run's end drops may let go of a value whose deinitializer removes the slot",
+    arguments: [false, true]
+  )
+  func droppedDependencyValueRemovesSlot(runChangesTree: Bool) {
+    let tree = TTTree()
+    let view = tree.a
+    var other: TTView? = TTView()
+    tree.b.addTraitChild(other!)
+    var deinits = 0
+    other!.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned view] in
+      deinits += 1
+      view.removeTraitTracking(slot: .layout)
+    }
+    tree.graph.updateTraitsIfNeeded()
+    view.track(.layout) { _ = other!.traitCollection[GTDeinitPayloadTrait.self] }
+    other!.removeFromTraitParent()
+    other = nil
+    tree.graph.updateTraitsIfNeeded()
+    #expect(deinits == 0)
+    // This run reads `view` only: the dependency on the gone node, the last holder of its
+    // collection, is dropped as the run ends.
+    view.track(.layout) {
+      _ = view.traitCollection.horizontalSizeClass
+      if runChangesTree { view.traitOverrides[GTThemeTrait.self] = 1 }
+    }
+    #expect(deinits == 1)
+    // The deinitializer removed the slot: a change of what the run read invalidates nothing.
+    tree.graph.root.traitOverrides.horizontalSizeClass = .compact
+    #expect(tree.invalidationsOfNextPass() == 0)
+  }
 }
