@@ -922,52 +922,25 @@ struct UpdatePassTests {
     #expect(calls == ["a", "b", "a", "b"])
   }
 
-  @Test("a change above a subtree pass made as the pass lets go of a node reaches the subtree")
-  func changeAboveMadeAsSubtreePassEndsReachesSubtree() {
-    let graph = TraitGraph()
-    let (a, s) = (GTNode("a"), GTNode("s"))
-    graph.root.addTraitChild(a)
-    a.addTraitChild(s)
-    let root = graph.root
-    do {
-      // A node whose removal lets go of a value whose deinitializer changes the root.
-      let doomed = GTNode("doomed")
-      doomed.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload {
-        root.traitOverrides[GTThemeTrait.self] = 5
-      }
-      s.addTraitChild(doomed)
-    }
-    var themeCalls = 0
-    s.registerForTraitChanges([GTThemeTrait.self]) { (_: GTNode, _: TraitCollection) in
-      themeCalls += 1
-    }
-    s.registerForTraitChanges([GTFlagTrait.self]) { (node: GTNode, _: TraitCollection) in
-      for child in node.traitChildren { child.removeFromTraitParent() }
-    }
-    graph.updateTraitsIfNeeded()
-
-    root.traitOverrides[GTFlagTrait.self] = true
-    s.updateTraitsIfNeeded()
-    #expect(s.traitChildren.isEmpty)
-    #expect(s.traitCollection[GTThemeTrait.self] == 5)
-    graph.updateTraitsIfNeeded()
-    #expect(themeCalls == 1)
-  }
-
-  @Test("a subtree pass that a deinitializer runs as a subtree pass ends hides no change above")
-  func nestedSubtreePassAsSubtreePassEnds() {
+  @Test(
+    "a change made above a subtree pass as it lets go of a node reaches the subtree, nested pass or not",
+    arguments: [false, true]
+  )
+  func changeAboveMadeAsSubtreePassEndsReachesSubtree(deinitializerRunsPass: Bool) {
     let graph = TraitGraph()
     let (a, s, b) = (GTNode("a"), GTNode("s"), GTNode("b"))
     graph.root.gtAdd(a, b)
     a.addTraitChild(s)
     let root = graph.root
+    // `b` shields the theme: its own subtree pass delivers only its other change.
     b.traitOverrides[GTThemeTrait.self] = 9
     do {
+      // A node whose removal lets go of a value whose deinitializer changes the root.
       let doomed = GTNode("doomed")
       doomed.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload { [unowned b] in
         root.traitOverrides[GTThemeTrait.self] = 5
         b.traitOverrides[GTOpaqueTrait.self] = GTOpaqueValue(label: "x")
-        b.updateTraitsIfNeeded()
+        if deinitializerRunsPass { b.updateTraitsIfNeeded() }
       }
       s.addTraitChild(doomed)
     }
@@ -987,9 +960,11 @@ struct UpdatePassTests {
     root.traitOverrides[GTFlagTrait.self] = true
     s.updateTraitsIfNeeded()
     #expect(s.traitChildren.isEmpty)
-    #expect(opaqueCalls == 1)
+    #expect(s.traitCollection[GTThemeTrait.self] == 5)
+    #expect(opaqueCalls == (deinitializerRunsPass ? 1 : 0))
     graph.updateTraitsIfNeeded()
     #expect(themeCalls == 1)
+    #expect(opaqueCalls == 1)
   }
 
   @Test("a change above a subtree pass still reaches the root's and a deeper sibling's observers")
