@@ -372,11 +372,15 @@ extension TraitGraph {
             }
             // A node visited or passed in this round is not visited again: a handler moved it
             // here (under a restarted frame, or one the walk had not reached). What the move
-            // left pending waits for the next round, which must find the way to it (R5).
+            // left pending waits for the next round, which must find the way to it (R5); so does
+            // what reaches it now, which may have changed since the visit: in a subtree pass, a
+            // change above the start that a handler then moved ahead of the walk, whose visit
+            // took it from there (a change it heard of already costs the next round a visit).
             // NB: checked after the filters, on the path that visits: most children are
             // skipped before it (traitkit-bench S2).
             if child._roundMark == visitMark {
               observed |= child._subtreeObserved
+              child._pending |= reaching & child._subtreeObserved
               if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
               return nil
             }

@@ -1418,6 +1418,45 @@ struct UpdatePassTests {
     #expect(log.entries == ["L@1", "D@2"])
   }
 
+  @Test("a subtree pass's start hears of a change above it made then brought ahead of the round")
+  func changeAboveStartBroughtAheadOfTheRound() {
+    // Found by the tracking differential test. In a subtree pass from S, C's first call moves S
+    // under P and changes C's style, so that round 2 calls C again, after S. C's second call
+    // changes P's contrast, which S observes, then moves C out of S and P under C, ahead of the
+    // round: round 2 reaches P and goes past S, which it visited already. S hears of the
+    // contrast in round 3.
+    let log = GTLog()
+    let graph = TraitGraph()
+    let (s, c, p) = (GTNode("S"), GTNode("C"), GTNode("P"))
+    graph.root.gtAdd(s, p)
+    s.gtAdd(c)
+    graph.updateTraitsIfNeeded()
+    s.registerForTraitChanges([TraitAccessibilityContrast.self]) {
+      [unowned graph] (node: GTNode, _: TraitCollection) in
+      log.append(
+        "S \(node.traitCollection.accessibilityContrast)@\(graph.statistics.lastPass.rounds)"
+      )
+    }
+    c.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned graph, unowned s, unowned p] (node: GTNode, _: TraitCollection) in
+      log.append("C \(node.traitCollection.userInterfaceStyle)@\(graph.statistics.lastPass.rounds)")
+      if node.traitCollection.userInterfaceStyle == .dark {
+        p.addTraitChild(s)
+        node.traitOverrides.userInterfaceStyle = .light
+      } else {
+        p.traitOverrides.accessibilityContrast = .high
+        graph.root.addTraitChild(node)
+        node.addTraitChild(p)
+      }
+    }
+
+    s.traitOverrides.userInterfaceStyle = .dark
+    s.updateTraitsIfNeeded()
+    graph.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["C dark@1", "C light@2", "S high@3"])
+  }
+
   @Test("a node that joined behind the round stays unvisited through another graph's pass")
   func nodeJoinedBehindThroughAnotherGraphsPass() {
     // Found by review. L's handler adds J under N, which round 1 called, sends N through graph
