@@ -403,7 +403,14 @@ extension TraitGraph {
           }
           if let visitPending { return .visit(visitPending) }
         }
-        node._subtreeObserved = observed
+        // A node a handler took out of this graph keeps what it observed beyond what the walk
+        // saw: observers added in its subtree since, in the graph it is in, told that graph's
+        // walk, if any, not this one's frames (see `TraitNode._propagateObserved`).
+        if node._graphRef?.toOpaque() == graph {
+          node._subtreeObserved = observed
+        } else {
+          node._subtreeObserved |= observed
+        }
         return .pop(observed)
       }
       switch step {

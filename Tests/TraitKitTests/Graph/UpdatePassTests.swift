@@ -1457,6 +1457,43 @@ struct UpdatePassTests {
     #expect(log.entries == ["C dark@1", "C light@2", "S high@3"])
   }
 
+  @Test("a node a handler moves to another graph keeps what is observed below it since")
+  func frameMovedToOtherGraphKeepsWhatIsObservedSince() {
+    // Found by the tracking differential test. Graph A's pass calls N, below M and P. N's
+    // handler cancels itself, moves P under Q, in graph B, and registers on M for the contrast:
+    // the round, going back up through M and P, must not narrow their summaries to what it saw
+    // there, or B's passes never reach M.
+    let log = GTLog()
+    let a = TraitGraph()
+    let b = TraitGraph()
+    let (p, m, n, q) = (GTNode("P"), GTNode("M"), GTNode("N"), GTNode("Q"))
+    a.root.gtAdd(p)
+    p.gtAdd(m)
+    m.gtAdd(n)
+    b.root.gtAdd(q)
+    a.updateTraitsIfNeeded()
+    b.updateTraitsIfNeeded()
+    var token: TraitChangeRegistration?
+    token = n.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned p, unowned m, unowned q] (node: GTNode, _: TraitCollection) in
+      log.append("N")
+      node.unregisterForTraitChanges(token)
+      q.addTraitChild(p)
+      m.registerForTraitChanges([TraitAccessibilityContrast.self]) {
+        (node: GTNode, _: TraitCollection) in
+        log.append("M \(node.traitCollection.accessibilityContrast)")
+      }
+    }
+
+    a.root.traitOverrides.userInterfaceStyle = .dark
+    a.updateTraitsIfNeeded()
+    b.updateTraitsIfNeeded()
+    b.root.traitOverrides.accessibilityContrast = .high
+    b.updateTraitsIfNeeded()
+
+    #expect(log.entries == ["N", "M high"])
+  }
+
   @Test("a node that joined behind the round stays unvisited through another graph's pass")
   func nodeJoinedBehindThroughAnotherGraphsPass() {
     // Found by review. L's handler adds J under N, which round 1 called, sends N through graph
