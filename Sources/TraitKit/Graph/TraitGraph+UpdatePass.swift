@@ -380,7 +380,7 @@ extension TraitGraph {
             // skipped before it (traitkit-bench S2).
             if child._roundMark == visitMark {
               observed |= child._subtreeObserved
-              child._pending |= reaching & child._subtreeObserved
+              child._keepPending(reaching)
               if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
               return nil
             }
