@@ -380,8 +380,7 @@ extension TraitGraph {
             // skipped before it (traitkit-bench S2).
             if child._roundMark == visitMark {
               observed |= child._subtreeObserved
-              child._keepPending(reaching)
-              if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
+              _keepPending(reaching, atGonePast: child)
               return nil
             }
             // A node a handler detached (the walk was in its subtree), or moved to another
@@ -415,8 +414,20 @@ extension TraitGraph {
       }
       switch step {
       case .pop(let observed):
+        let node = _walkStack[top].node
         _walkStack.pop()
-        if let parent = _walkStack.topIndex { _walkStack[parent].observed |= observed }
+        if let parent = _walkStack.topIndex {
+          _walkStack[parent].observed |= observed
+          // A node a handler moved from under the node of the frame below, which takes its
+          // summary: its parent now covers it. (The start's parent does at the end of the round.)
+          // NB: one comparison on the common path, outside the step's closure, which stays
+          // inlined (traitkit-bench S3: +50% instructions when it was in it).
+          if node._withUnsafeGuaranteedRef({ $0._parentRef?.toOpaque() })
+            != _walkStack[parent].node.toOpaque()
+          {
+            _coverSummary(of: node)
+          }
+        }
       case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
@@ -456,19 +467,21 @@ extension TraitGraph {
     return nil
   }
 
-  /// At the end of a round, makes the parents of the nodes whose summaries the walk wrote
-  /// without the node of the frame below taking them cover them: the start's in a subtree pass,
-  /// and those of the frames' nodes that handlers moved.
+  /// At the end of a round, makes the start's parent, in a subtree pass, cover the summary the
+  /// walk wrote over the start's, which no frame below took.
   ///
   /// A frame's summary may hold traits that registrations made during the walk observe
   /// elsewhere (see `_walkDidObserve`).
   private func _coverWrittenSummaries(from start: TraitNode) {
     start._parent?._propagateObserved(start._subtreeObserved)
-    guard !_movedFrameNodes.isEmpty else { return }
-    for node in _movedFrameNodes {
-      node._withUnsafeGuaranteedRef { $0._parent?._propagateObserved($0._subtreeObserved) }
-    }
-    _movedFrameNodes.removeAll()
+  }
+
+  /// Makes the parent of `node`, whose summary the walk just wrote as it left its frame, cover
+  /// it: a handler moved `node` from under the node of the frame below, wherever it was then (in
+  /// this graph, another, or none), so that frame's summary will not reach its parent.
+  @inline(never)
+  private func _coverSummary(of node: Unmanaged<TraitNode>) {
+    node._withUnsafeGuaranteedRef { $0._parent?._propagateObserved($0._subtreeObserved) }
   }
 
   /// Whether the running round is calling `node`'s registrations or going through its children:
@@ -476,6 +489,16 @@ extension TraitGraph {
   func _isGoingThroughChildren(of node: TraitNode) -> Bool {
     _walkCurrent?.toOpaque() == Unmanaged.passUnretained(node).toOpaque()
       || _frameProgress(of: node) != nil
+  }
+
+  /// Keeps what reaches `child`, which the running round visited or went past already, pending
+  /// for the next round, and makes the walk's path lead that round to it.
+  // NB: out of line: inlined, it made the step's closure too big to inline into the walk
+  // (traitkit-bench S3: +46% instructions).
+  @inline(never)
+  private func _keepPending(_ reaching: _TraitFilter, atGonePast child: TraitNode) {
+    child._keepPending(reaching)
+    if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
   }
 
   /// Marks every node on the walk's path as having a pending descendant, so that the next round

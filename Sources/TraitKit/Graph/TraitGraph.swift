@@ -291,9 +291,6 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _graveyard: [TraitNode] = []
   /// The number of the round walking this graph, or 0 between rounds.
   @exclusivity(unchecked) var _walkRound: UInt64 = 0
-  /// The nodes of frames of the running round that handlers moved or detached, unretained (the
-  /// graveyard keeps a detached node alive until the pass ends).
-  @exclusivity(unchecked) var _movedFrameNodes: [Unmanaged<TraitNode>] = []
   /// The node whose registrations the round is calling, if any: its children come after them.
   @exclusivity(unchecked) var _walkCurrent: Unmanaged<TraitNode>?
   /// The marks (`TraitNode._roundMark`) of the running round that nodes had when they left this

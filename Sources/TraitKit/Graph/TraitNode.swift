@@ -926,11 +926,6 @@ open class TraitNode: TraitEnvironment {
 
   @inline(never)
   private final func _roundWillMove(round: UInt64, graph: Unmanaged<TraitGraph>) {
-    graph._withUnsafeGuaranteedRef { graph in
-      if graph._frameProgress(of: self) != nil {
-        graph._movedFrameNodes.append(Unmanaged.passUnretained(self))
-      }
-    }
     if _wasGonePast(round: round, graph: graph) { _roundMark = Self._visitMark(of: round) }
   }
 

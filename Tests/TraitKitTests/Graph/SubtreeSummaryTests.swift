@@ -122,4 +122,34 @@ struct SubtreeSummaryTests {
     #expect(Self.summariesCoverChildren(from: b.root))
     #expect(called == 1)
   }
+
+  @Test("a node a handler moves back into the graph from a detached frame stays covered")
+  func frameNodeBackFromDetachedFrame() {
+    // Found by review. N's handler, called by a subtree pass from P, detaches P, moves M, P's
+    // child on the walk's path, from the detached P under R, and registers on Z: M's frame,
+    // which took Z's new traits too, wrote them into M's summary, and R did not have them. M left
+    // its parent outside the graph, where the walk could not note the move.
+    let graph = TraitGraph()
+    let (r, p, m, n, z) = (TraitNode(), TraitNode(), TraitNode(), TraitNode(), TraitNode())
+    for node in [r, p, z] { graph.root.addTraitChild(node) }
+    p.addTraitChild(m)
+    m.addTraitChild(n)
+    graph.updateTraitsIfNeeded()
+    var token: TraitChangeRegistration?
+    token = n.registerForTraitChanges([TraitUserInterfaceStyle.self]) {
+      [unowned p, unowned m, unowned r, unowned z] (node: TraitNode, _: TraitCollection) in
+      node.unregisterForTraitChanges(token)
+      p.removeFromTraitParent()
+      r.addTraitChild(m)
+      z.registerForTraitChanges([TraitAccessibilityContrast.self]) {
+        (_: TraitNode, _: TraitCollection) in
+      }
+    }
+    p.traitOverrides.userInterfaceStyle = .dark
+
+    p.updateTraitsIfNeeded()
+
+    #expect(token != nil && m.traitParent === r)
+    #expect(Self.summariesCoverChildren(from: graph.root))
+  }
 }
