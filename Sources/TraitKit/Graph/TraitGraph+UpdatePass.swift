@@ -322,8 +322,10 @@ extension TraitGraph {
     let graph = Unmanaged.passUnretained(self).toOpaque()
     _walkStack.removeAll()
     _walkRound = round
+    _nodeLeftDuringRound = false
     defer {
       _walkRound = 0
+      _nodeLeftDuringRound = false
       if !_departed.isEmpty { _departed.removeAll() }
       _coverWrittenSummaries(from: start)
     }
@@ -405,7 +407,8 @@ extension TraitGraph {
         // A node a handler took out of this graph keeps what it observed beyond what the walk
         // saw: observers added in its subtree since, in the graph it is in, told that graph's
         // walk, if any, not this one's frames (see `TraitNode._propagateObserved`).
-        if node._graphRef?.toOpaque() == graph {
+        // NB: one test of the graph's flag while no node moved (traitkit-bench S2, S9).
+        if !_nodeLeftDuringRound || node._graphRef?.toOpaque() == graph {
           node._subtreeObserved = observed
         } else {
           node._subtreeObserved |= observed
@@ -420,10 +423,10 @@ extension TraitGraph {
           _walkStack[parent].observed |= observed
           // A node a handler moved from under the node of the frame below, which takes its
           // summary: its parent now covers it. (The start's parent does at the end of the round.)
-          // NB: one comparison on the common path, outside the step's closure, which stays
-          // inlined (traitkit-bench S3: +50% instructions when it was in it).
-          if node._withUnsafeGuaranteedRef({ $0._parentRef?.toOpaque() })
-            != _walkStack[parent].node.toOpaque()
+          // NB: one test of the graph's flag while no node moved (traitkit-bench S2, S3, S9).
+          if _nodeLeftDuringRound,
+            node._withUnsafeGuaranteedRef({ $0._parentRef?.toOpaque() })
+              != _walkStack[parent].node.toOpaque()
           {
             _coverSummary(of: node)
           }

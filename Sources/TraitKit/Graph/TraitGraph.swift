@@ -291,6 +291,9 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _graveyard: [TraitNode] = []
   /// The number of the round walking this graph, or 0 between rounds.
   @exclusivity(unchecked) var _walkRound: UInt64 = 0
+  /// Whether a node of this graph left its parent during the running round: then a frame's
+  /// node may no longer be where the walk found it (see `TraitGraph._walk`).
+  @exclusivity(unchecked) var _nodeLeftDuringRound = false
   /// The node whose registrations the round is calling, if any: its children come after them.
   @exclusivity(unchecked) var _walkCurrent: Unmanaged<TraitNode>?
   /// The marks (`TraitNode._roundMark`) of the running round that nodes had when they left this

@@ -926,6 +926,7 @@ open class TraitNode: TraitEnvironment {
 
   @inline(never)
   private final func _roundWillMove(round: UInt64, graph: Unmanaged<TraitGraph>) {
+    graph._withUnsafeGuaranteedRef { $0._nodeLeftDuringRound = true }
     if _wasGonePast(round: round, graph: graph) { _roundMark = Self._visitMark(of: round) }
   }
 
