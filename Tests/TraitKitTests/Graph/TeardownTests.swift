@@ -121,4 +121,36 @@ struct TeardownTests {
     #expect(below.traitParent === kept && kept.traitParent == nil)
     #expect(below.traitCollection[GTThemeTrait.self] == 0)
   }
+
+  @Test("a graph a handler drops with nodes the pass walks keeps them until the pass ends")
+  func graphDroppedWithWalkedNodes() {
+    // A review's question. N's handler, called by graph A's pass, moves P, N's parent on the
+    // walk's path, into graph B and lets go of B, the last holder of P and N besides A's pass,
+    // which walks them without retaining them: P left its parent during a pass, so that pass's
+    // graveyard keeps it, and N with it, until the pass ends. Run under AddressSanitizer
+    // (`Scripts/sanitize.sh`), a node freed before shows as a use after free.
+    let a = TraitGraph()
+    var b: TraitGraph? = TraitGraph()
+    weak var walked: TraitNode?
+    var called = 0
+    do {
+      let (p, n) = (TraitNode(), TraitNode())
+      a.root.addTraitChild(p)
+      p.addTraitChild(n)
+      walked = p
+      a.updateTraitsIfNeeded()
+      n.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+        [unowned p] (_: TraitNode, _: TraitCollection) in
+        called += 1
+        b?.root.addTraitChild(p)
+        b = nil
+      }
+    }
+    a.root.traitOverrides.horizontalSizeClass = .compact
+
+    a.updateTraitsIfNeeded()
+
+    #expect(called == 1)
+    #expect(b == nil && walked == nil)
+  }
 }
