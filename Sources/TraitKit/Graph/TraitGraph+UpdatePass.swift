@@ -322,7 +322,6 @@ extension TraitGraph {
     let graph = Unmanaged.passUnretained(self).toOpaque()
     _walkStack.removeAll()
     _walkRound = round
-    _nodeLeftDuringRound = false
     defer {
       _walkRound = 0
       _nodeLeftDuringRound = false

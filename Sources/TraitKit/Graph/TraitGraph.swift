@@ -293,6 +293,8 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _walkRound: UInt64 = 0
   /// Whether a node of this graph left its parent during the running round: then a frame's
   /// node may no longer be where the walk found it (see `TraitGraph._walk`).
+  ///
+  /// False between rounds: each round's end clears it.
   @exclusivity(unchecked) var _nodeLeftDuringRound = false
   /// The node whose registrations the round is calling, if any: its children come after them.
   @exclusivity(unchecked) var _walkCurrent: Unmanaged<TraitNode>?

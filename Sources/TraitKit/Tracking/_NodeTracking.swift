@@ -723,7 +723,7 @@ func _isRecordingTraitReadsAnywhere() -> Bool {
 }
 
 /// What the end of a tracked run leaves to do once its record is no longer used (see
-/// `_TrackingRecord.endRun()`).
+/// `_TrackingRecord.endRunLeavingWork()`).
 struct _RunEndWork {
   /// The nodes the run read whose collections may not hold all it read, with their recorders.
   var readNodes: [(TraitNode, _TraitReadRecorder)] = []
