@@ -120,6 +120,46 @@ struct DeliveryRunTests {
     #expect(graph.statistics.lastPass.callbacksDelivered == 11)
   }
 
+  @Test(
+    "a handler that moves the node's table mid-run leaves the rest of the run to hear once, in order",
+    arguments: [1, 20]
+  )
+  func registrationThatMovesTheTableInTheMiddleOfARun(added: Int) {
+    // Twelve registrations fill a table of twelve: r3's first registration moves it, and twenty
+    // move it again as it grows.
+    let log = GTLog()
+    var registered = false
+    let (graph, _, _) = Self.sizeClassNode(
+      12,
+      log: log,
+      actions: [
+        "r3": { node in
+          guard !registered else { return }
+          registered = true
+          for index in 0..<added {
+            node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
+              (node: GTNode, previous: TraitCollection) in
+              log.append(Self.sizeClassEntry("new\(index)", node, previous))
+            }
+          }
+        }
+      ]
+    )
+
+    gtChangeSizeClass(graph, to: .compact)
+    #expect(log.entries == (0..<12).map { "r\($0) unspecified→compact" })
+    #expect(graph.statistics.lastPass.callbacksDelivered == 12)
+
+    log.removeAll()
+    gtChangeSizeClass(graph, to: .regular)
+    // The new registrations were made at compact, which they hear the end of with the others.
+    let old = (0..<12).map { "r\($0) compact→regular" }
+    let new = (0..<added).map { "new\($0) compact→regular" }
+    #expect(log.entries == old + new)
+    #expect(graph.statistics.lastPass.callbacksDelivered == 12 + added)
+    #expect(graph.statistics.liveRegistrations == 12 + added)
+  }
+
   @Test("a run whose new collection a later registration holds already leaves one slot for it")
   func runIntoACollectionAnotherSlotHolds() {
     // The last registration is made after the change, before the pass: its baseline is the new
