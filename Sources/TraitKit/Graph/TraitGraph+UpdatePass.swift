@@ -103,7 +103,14 @@ extension TraitGraph {
     }
     // NB: not only the start's ancestors now: a handler may have moved or detached the start or
     // one of them, whose former ancestors still claim the work.
-    _isDirty = _hasPendingWork()
+    let wasDirty = _isDirty
+    _isDirty = false
+    // A graph that was clean and has work now goes dirty as any change makes it, telling the host
+    // (R5): another graph's pass may have left changes pending at nodes that a handler moved
+    // here (`TraitNode._keepPending(_:)`), which this walk found.
+    if _hasPendingWork() {
+      if wasDirty { _isDirty = true } else { _noteDirty() }
+    }
   }
 
   /// Moves the changes pending at `ancestors`, the nearest first, which a subtree pass from
