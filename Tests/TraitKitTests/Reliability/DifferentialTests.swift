@@ -8,6 +8,12 @@ import TraitKit
 // every step. Handlers change overrides, base traits, registrations, targets and the tree
 // (moves and detachments), and run passes; a quarter of the sequences mostly move nodes.
 //
+// R5 is checked as a host sees it: each graph's `onNeedsUpdate` records a request, which the
+// graph's next full pass serves. A pass of a graph with no request outstanding must deliver
+// nothing, and a sequence ends with a settle: the model runs every graph's pass, the engine only
+// those of graphs that asked, as a host that runs a pass only when asked; a graph whose changes
+// made no request then misses callbacks.
+//
 // `swift test` runs 2 000 sequences of 200 operations (400 000 operations) from a fixed base
 // seed, in 8 parallel slices. `Scripts/soak.sh` runs 100 times more with a fresh seed. The
 // environment overrides the defaults: TRAITKIT_SEED, TRAITKIT_SOAK_SEQUENCES,
@@ -39,15 +45,25 @@ final class RMEngineDriver {
   /// The handler tree changes to make in the step being applied: those the model made (see
   /// ``RMReferenceModel/appliedTreeChanges``).
   var treeChangesToMake: Set<RMEffectRun> = []
+  /// Whether each graph, by number, called `onNeedsUpdate` since the sequence last ran its full
+  /// pass: the passes that a host which runs them only when asked owes (R5).
+  private(set) var requestedPasses: [Bool]
+  /// The graphs whose pass, full or subtree, the driver is running, outermost first: a full
+  /// pass called inside one of them does nothing.
+  private var graphsUpdating: [Int] = []
 
   init(graphs count: Int, avoiding bugs: RMKnownBugs) {
     self.bugs = bugs
     let made = (0..<count).map { _ in TraitGraph() }
     graphs = made
     weakGraphs = made.map { RMWeak(object: $0) }
+    requestedPasses = Array(repeating: false, count: count)
     for graph in made {
       nodes.append(graph.root)
       weakNodes.append(RMWeak(object: graph.root))
+    }
+    for (number, graph) in made.enumerated() {
+      graph.onNeedsUpdate = { [weak self] in self?.requestedPasses[number] = true }
     }
   }
 
@@ -107,13 +123,40 @@ final class RMEngineDriver {
     case .dropGraph(let id):
       if graph(id) != nil { graphs[id] = nil }
     case .updateGraph(let id):
-      graph(id)?.updateTraitsIfNeeded()
+      updateGraph(id)
     case .updateSubtree(let id):
-      node(id)?.updateTraitsIfNeeded()
+      updateSubtree(id)
     case .read:
       break
     }
     return log
+  }
+
+  // MARK: Passes
+
+  /// Runs graph `id`'s full pass.
+  private func updateGraph(_ id: Int) {
+    guard let graph = graph(id) else { return }
+    runPass(of: id, full: true) { graph.updateTraitsIfNeeded() }
+  }
+
+  /// Runs the pass of node `id`'s subtree: its graph's full pass when the node is a root.
+  private func updateSubtree(_ id: Int) {
+    guard let start = node(id) else { return }
+    guard let graph = graph(of: start) else { return start.updateTraitsIfNeeded() }
+    runPass(of: graph, full: isRoot(id)) { start.updateTraitsIfNeeded() }
+  }
+
+  /// Runs `pass`, a pass of graph `graph`.
+  ///
+  /// A full pass serves the graph's request just before it runs, so that the request its end
+  /// makes, for changes its handlers left, stays; unless it is called inside a pass of the same
+  /// graph, where it does nothing.
+  private func runPass(of graph: Int, full: Bool, _ pass: () -> Void) {
+    if full, !graphsUpdating.contains(graph) { requestedPasses[graph] = false }
+    graphsUpdating.append(graph)
+    defer { graphsUpdating.removeLast() }
+    pass()
   }
 
   /// Whether a handler change at node `id` (or, with nil, at the base of `graph`) is skipped
@@ -305,9 +348,9 @@ final class RMEngineDriver {
       else { return }
       setBase(graph, trait, RMEffect.writtenValue(value, of: trait, use: use))
     case .updateGraph(let id):
-      graph(id)?.updateTraitsIfNeeded()
+      updateGraph(id)
     case .updateSubtree(let id):
-      node(id)?.updateTraitsIfNeeded()
+      updateSubtree(id)
     case .move(let node, let parent):
       guard treeChangesToMake.contains(RMEffectRun(registration: id, use: use)) else { return }
       move(node, to: parent)
@@ -338,6 +381,8 @@ struct RMGenerator {
   /// A registration to make again on its node, with new numbers, and how many times more: the
   /// copies share its baseline and traits, so that deliveries call them in runs.
   private var repeats: (template: RMRegistrationSpec, remaining: Int)?
+  /// The operations of a handoff still to make (see ``handoff(_:nodes:)``), first first.
+  private var scripted: [RMOperation] = []
   /// Whether handlers mostly change the tree: a quarter of the sequences, chosen by seed, so
   /// that a handler often moves a node the round has called to where the walk has not been.
   let movesTrees: Bool
@@ -350,6 +395,7 @@ struct RMGenerator {
 
   mutating func next(for model: RMReferenceModel) -> RMOperation {
     let nodes = model.liveNodes
+    if !scripted.isEmpty { return scripted.removeFirst() }
     if let (template, remaining) = repeats {
       repeats = remaining > 1 ? (template, remaining - 1) : nil
       return .register(copy(of: template, model, nodes: nodes))
@@ -379,6 +425,7 @@ struct RMGenerator {
       let trait = randomTrait()
       return .setBase(graph: random.below(model.graphCount), trait, randomValue(of: trait))
     case 53..<68:
+      if random.chance(2), let first = handoff(model, nodes: nodes) { return first }
       let spec = registration(model, nodes: nodes, reacting: true)
       if random.chance(12) { repeats = (spec, 7 + random.below(6)) }
       return .register(spec)
@@ -488,6 +535,69 @@ struct RMGenerator {
     )
   }
 
+  /// The first operation of a handoff between the graphs, whose others come next; nil when no
+  /// node can be handed off.
+  ///
+  /// A node's handler runs the other graph's pass, where a node's handlers take the node out of
+  /// its graph and put it in theirs, while the first graph's walk is in it: that walk then goes
+  /// past the node's later registrations and its subtree, in the other graph now, whose pass
+  /// already ran, and keeps there what it had for them. R5 holds if the other graph asks for a
+  /// pass whenever it then has changes to deliver: after the subtree passes there, say, that
+  /// the sequence's random operations run later.
+  private mutating func handoff(_ model: RMReferenceModel, nodes: [Int]) -> RMOperation? {
+    let attached = nodes.filter { !model.isRoot($0) && model.graph(of: $0) != nil }
+    // Mostly a node with children, so that a subtree pass there can leave some of them.
+    let parents = attached.filter { node in nodes.contains { model.parent(of: $0) == node } }
+    guard budget >= 3, !attached.isEmpty else { return nil }
+    let node = random.pick(!parents.isEmpty && random.chance(70) ? parents : attached)
+    guard let from = model.graph(of: node),
+      let to = (0..<model.graphCount).first(where: { $0 != from && model.liveGraphs[$0] })
+    else { return nil }
+    budget -= 3
+    let host = random.pick(nodes.filter { model.graph(of: $0) == to })
+    let subtree = nodes.filter { model.isAncestor(node, ofOrSelf: $0) }
+    let (trigger, hostTrigger) = (randomTrait(), randomTrait())
+    let operations: [RMOperation] = [
+      .register(handoffRegistration(on: node, trigger, then: .updateGraph(to))),
+      .register(handoffRegistration(on: host, hostTrigger, then: .detach(node: node))),
+      .register(handoffRegistration(on: host, hostTrigger, then: .move(node: node, to: host))),
+      .register(handoffRegistration(on: random.pick(subtree), trigger, then: nil)),
+      .setOverride(host, hostTrigger, value(of: hostTrigger, otherThanAt: host, model)),
+      .setOverride(node, trigger, value(of: trigger, otherThanAt: node, model)),
+      .updateGraph(from),
+    ]
+    scripted = Array(operations.dropFirst())
+    return operations[0]
+  }
+
+  /// A closure registration of a handoff on `node`, for `trait`, whose handler makes `effect`
+  /// once.
+  private mutating func handoffRegistration(
+    on node: Int,
+    _ trait: RMTraitID,
+    then effect: RMEffect?
+  ) -> RMRegistrationSpec {
+    nextRegistration += 1
+    return RMRegistrationSpec(
+      id: nextRegistration - 1,
+      node: node,
+      traits: [trait],
+      sets: [],
+      form: .closure,
+      reaction: effect.map { RMReaction(effect: $0, uses: 1) }
+    )
+  }
+
+  /// A value of `trait` other than the one it has at `node` now.
+  private mutating func value(
+    of trait: RMTraitID,
+    otherThanAt node: Int,
+    _ model: RMReferenceModel
+  ) -> Int {
+    guard trait != .stamp else { return randomValue(of: trait) }
+    return (model.collection(of: node)[trait.rawValue] + 1 + random.below(2)) % 3
+  }
+
   /// A registration like `template` on its node, with the next number, and now and then a
   /// reaction of its own.
   private mutating func copy(
@@ -591,7 +701,8 @@ struct RMGenerator {
 struct RMDivergence: Error, CustomStringConvertible {
   /// The index of the step after which they disagreed.
   let step: Int
-  /// What disagreed: callbacks, statistics, collection or lifetime.
+  /// What disagreed: callbacks, statistics, collection or lifetime; or R5, with the graph
+  /// that delivered, or had to, without a request for a pass.
   let kind: String
   let detail: String
 
@@ -602,18 +713,65 @@ struct RMDivergence: Error, CustomStringConvertible {
 final class RMSession {
   private(set) var model: RMReferenceModel
   private var engine: RMEngineDriver?
+  /// The callbacks that the model delivered in the last step.
+  private var lastExpected: [RMCallback] = []
 
   init(avoiding bugs: RMKnownBugs) {
     model = RMReferenceModel(graphs: RMDifferential.graphs, avoiding: bugs)
     engine = RMEngineDriver(graphs: RMDifferential.graphs, avoiding: bugs)
   }
 
-  /// Applies `operation` to both sides and compares what can be observed.
-  func step(_ operation: RMOperation, index: Int) -> RMDivergence? {
+  /// Applies `operation` to both sides and compares what can be observed; with `engineRuns`
+  /// false, only the model applies it (a pass that the host does not run).
+  ///
+  /// R5: a pass of a graph that has not asked for one since its last full pass must deliver
+  /// nothing, or a host that runs passes only when asked would never deliver what it did.
+  func step(_ operation: RMOperation, index: Int, engineRuns: Bool = true) -> RMDivergence? {
     guard let engine else { return nil }
+    let unrequested = graphWithoutRequest(passedBy: operation, engine)
     let expected = model.apply(operation)
+    lastExpected = expected
     engine.treeChangesToMake = model.appliedTreeChanges
-    let actual = engine.apply(operation)
+    let actual = engineRuns ? engine.apply(operation) : []
+    let divergence = compare(operation, expected, actual, engine, step: index)
+    guard let unrequested, !expected.isEmpty || (!engineRuns && divergence != nil) else {
+      return divergence
+    }
+    let what =
+      engineRuns
+      ? "the pass delivered \(expected)" : "the host did not run the pass, which the model ran"
+    return RMDivergence(
+      step: index,
+      kind: "R5: no onNeedsUpdate request from g\(unrequested)",
+      detail: "after `\(operation)`: \(what)"
+        + (divergence.map { "; then \($0.kind): \($0.detail)" } ?? "")
+    )
+  }
+
+  /// The graph whose pass `operation` is, if it has not asked for one since its last full pass.
+  private func graphWithoutRequest(
+    passedBy operation: RMOperation,
+    _ engine: RMEngineDriver
+  ) -> Int? {
+    let graph: Int?
+    switch operation {
+    case .updateGraph(let id): graph = model.liveGraphs.indices.contains(id) ? id : nil
+    case .updateSubtree(let id): graph = model.graph(of: id)
+    default: graph = nil
+    }
+    guard let graph, model.liveGraphs[graph], !engine.requestedPasses[graph] else { return nil }
+    return graph
+  }
+
+  /// Compares the callbacks that `operation` delivered, the graphs' statistics, the objects'
+  /// lifetimes and the collections that the step reads.
+  private func compare(
+    _ operation: RMOperation,
+    _ expected: [RMCallback],
+    _ actual: [RMCallback],
+    _ engine: RMEngineDriver,
+    step index: Int
+  ) -> RMDivergence? {
     if expected != actual {
       return RMDivergence(
         step: index,
@@ -648,11 +806,34 @@ final class RMSession {
     }
   }
 
-  /// Compares the collections of every live node, then drops everything and checks that every
-  /// object the engine made is gone.
+  /// Settles the sequence (see ``settle(at:)``), compares the collections of every live node,
+  /// then drops everything and checks that every object the engine made is gone.
   func finish(at index: Int) -> RMDivergence? {
+    if let divergence = settle(at: index) { return divergence }
     if let divergence = checkCollections(of: model.liveNodes, step: index) { return divergence }
     return dropEngine(at: index)
+  }
+
+  /// The most rounds of settling passes: handlers' passes may leave changes for the other
+  /// graph, but their reactions are few (``RMGenerator/reactionBudget``).
+  static let settlingRounds = 8
+
+  /// Runs the pass of every live graph in the model, and in the engine as a host that runs a
+  /// pass only when the graph asked for one (R5), as long as passes deliver: a graph whose
+  /// undelivered changes made no request shows as callbacks that the engine did not deliver.
+  private func settle(at index: Int) -> RMDivergence? {
+    for _ in 0..<Self.settlingRounds {
+      var delivered = false
+      for graph in 0..<model.graphCount where model.liveGraphs[graph] {
+        let requested = engine?.requestedPasses[graph] ?? false
+        if let divergence = step(.updateGraph(graph), index: index, engineRuns: requested) {
+          return divergence
+        }
+        delivered = delivered || !lastExpected.isEmpty
+      }
+      if !delivered { return nil }
+    }
+    return nil
   }
 
   private func dropEngine(at index: Int) -> RMDivergence? {

@@ -321,6 +321,9 @@ struct RMReferenceModel {
   /// The numbers of the nodes that are alive.
   var liveNodes: [Int] { nodes.indices.filter { nodes[$0] != nil } }
 
+  /// `node`'s parent, if it has one.
+  func parent(of node: Int) -> Int? { state(of: node)?.parent }
+
   /// The graph whose tree holds `node`, if any.
   func graph(of node: Int) -> Int? {
     var top = node

@@ -6,7 +6,9 @@ import TraitKit
 // nested in another slot's run), slot removals and update passes drive a real graph and a model
 // of rule R11 side by side. After every pass, the slots the engine invalidated must be exactly
 // those the model names, each once; after every step, a node's traits must be the model's (R6),
-// and a dropped node must be gone (R9).
+// and a dropped node must be gone (R9). R5 as a host sees it: a pass of a graph that has not
+// called `onNeedsUpdate` since its last pass must invalidate nothing, and the sequence ends with
+// a settle, the pass that a host which runs passes only when asked runs if the graph asked.
 //
 // `swift test` runs a quarter as many sequences as the differential test (500 by default), each
 // of 120 steps, from the same base seed; `Scripts/soak.sh` runs a quarter of its count too. A
@@ -64,6 +66,8 @@ private enum TDStep: CustomStringConvertible {
   case track(TDRun)
   case removeTracking(TDKey)
   case pass
+  /// The pass of a host that runs one only when the graph asked for one (R5).
+  case settle
 
   var description: String {
     switch self {
@@ -75,6 +79,15 @@ private enum TDStep: CustomStringConvertible {
     case .track(let run): "\(run)"
     case .removeTracking(let key): "remove tracking \(key)"
     case .pass: "pass"
+    case .settle: "settle (a pass if the graph asked for one)"
+    }
+  }
+
+  /// Whether the step is the graph's pass: one of the sequence's, or the settle.
+  var isPass: Bool {
+    switch self {
+    case .pass, .settle: true
+    default: false
     }
   }
 }
@@ -184,11 +197,15 @@ private final class TDEngine {
   private(set) var weakNodes: [RMWeak<TraitNode>] = []
   private var numbers: [ObjectIdentifier: Int] = [:]
   private(set) var invalidations: [TDKey] = []
+  /// Whether the graph called `onNeedsUpdate` since the sequence last ran its pass: the pass that
+  /// a host which runs one only when asked owes (R5).
+  private(set) var requestedPass = false
 
   init(parents: [Int]) {
     nodes = [graph.root]
     weakNodes = [RMWeak(object: graph.root)]
     numbers[ObjectIdentifier(graph.root)] = 0
+    graph.onNeedsUpdate = { [weak self] in self?.requestedPass = true }
     for node in 1..<parents.count { add(under: parents[node]) }
   }
 
@@ -227,7 +244,11 @@ private final class TDEngine {
     case .removeTracking(let key):
       node(key.node).removeTraitTracking(slot: tdSlots[key.slot])
     case .pass:
+      // NB: before the pass: the request its end makes, for changes left, stays.
+      requestedPass = false
       graph.updateTraitsIfNeeded()
+    case .settle:
+      if requestedPass { apply(.pass) }
     }
   }
 
@@ -321,8 +342,9 @@ private enum TDDifferential {
     let engine = TDEngine(parents: model.parents)
     var log: [TDStep] = []
     for index in 0...steps {
-      let step = index == steps ? TDStep.pass : step(&random, model: model)
+      let step = index == steps ? TDStep.settle : step(&random, model: model)
       log.append(step)
+      let requested = engine.requestedPass
       engine.apply(step)
       switch step {
       case .write(let node, let trait, let value): model.overrides[node][trait] = value
@@ -332,15 +354,22 @@ private enum TDDifferential {
       case .drop(let nodes): model.drop(nodes)
       case .track(let run): model.track(run)
       case .removeTracking(let key): model.slots[key] = nil
-      case .pass: break
+      case .pass, .settle: break
       }
       var divergence: String?
-      if case .pass = step {
+      if step.isPass {
         let expected = model.pass()
         let invalidated = engine.takeInvalidations()
         if Set(invalidated) != expected || invalidated.count != expected.count {
           divergence =
             "the pass invalidated \(invalidated.sorted()), the model \(expected.sorted())"
+        }
+        // R5: a graph that made no request kept what the pass had to invalidate from its host.
+        if !requested && !expected.isEmpty {
+          let owed =
+            "R5: no onNeedsUpdate request from g0, though the model invalidates "
+            + "\(expected.sorted())"
+          divergence = divergence.map { "\(owed); \($0)" } ?? owed
         }
       } else if !engine.takeInvalidations().isEmpty {
         divergence = "an invalidation ran outside a pass"

@@ -497,7 +497,7 @@ private final class TIRSequence {
     log.append("pass of graph \(graph)")
     // A host that runs a pass only when asked must have been asked for one that is owed.
     if !requested[graph], let owed = firstChangedRead(in: graph) {
-      fail("missed invalidation: graph \(graph) did not ask for a pass, though \(owed)")
+      fail("missed invalidation (R5: no onNeedsUpdate request from graph \(graph)): \(owed)")
       return
     }
     pass(from: graph)
@@ -541,8 +541,9 @@ private final class TIRSequence {
     passInvalidations = [:]
     runsLeftInPass = 3
     if start < Self.roots {
-      graphs[start].updateTraitsIfNeeded()
+      // NB: before the pass: the request its end makes, for changes left, stays.
       requested[start] = false
+      graphs[start].updateTraitsIfNeeded()
     } else {
       nodes[start].updateTraitsIfNeeded()
     }
