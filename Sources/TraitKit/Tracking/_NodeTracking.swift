@@ -67,6 +67,12 @@ final class _NodeTracking {
   /// Runs the invalidation of every slot that read a trait of `node` that now differs; returns
   /// how many ran.
   ///
+  /// `current` is the node's collection as the pass's visit found it. An invalidation that
+  /// changes values or the tree makes the slots after it compare with the node's collection as
+  /// it is then; one that detaches the node or moves it to another graph ends the node's
+  /// invalidations in this pass (R10, R11): the move left every trait pending where it went, so
+  /// its other slots hear of the change once, in the pass of the graph the node is in.
+  ///
   /// A baseline that a slot stops using, when the slot held its last reference, goes to the
   /// recycling list of `graph`, the graph whose pass runs, and becomes a spare when the pass
   /// ends (traitkit-bench S7).
@@ -78,16 +84,35 @@ final class _NodeTracking {
   ) -> Int {
     var invalidations = 0
     var position = 0
+    // NB: unretained, as the visit holds it: a change of values or of the tree makes the pass
+    // keep the collection of `_currentCell`, which this follows (see
+    // `TraitGraph._valuesDidChange()`). A retained copy cost a retain and a release per node
+    // (traitkit-bench S7).
+    var current = Unmanaged.passUnretained(current)
+    var epoch = graph._epoch
     while position < watchers.count {
+      if graph._epoch != epoch {
+        guard node._graphRef?.toOpaque() == Unmanaged.passUnretained(graph).toOpaque() else {
+          break
+        }
+        epoch = graph._epoch
+        current = node._resolvedReference()
+        // NB: `TraitCollection.current` follows, as it does for registrations (`_deliver`).
+        graph._currentCell.storage = current
+      }
       let watcher = watchers[position]
       guard watcher.isLive else {
         watchers.remove(at: position)
         continue
       }
       position += 1
-      guard watcher.readMixedValues || watcher.readTraitDiffers(in: current) else { continue }
+      if !watcher.readMixedValues {
+        guard current._withUnsafeGuaranteedRef({ watcher.readTraitDiffers(in: $0) }) else {
+          continue
+        }
+      }
       watcher.readMixedValues = false
-      var replaced = current
+      var replaced = current.takeUnretainedValue()
       swap(&replaced, &watcher.baseline)
       graph._recycleIfLast(&replaced)
       let record = watcher.record.takeUnretainedValue()
