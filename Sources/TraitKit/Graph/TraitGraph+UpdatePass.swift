@@ -103,14 +103,10 @@ extension TraitGraph {
     }
     // NB: not only the start's ancestors now: a handler may have moved or detached the start or
     // one of them, whose former ancestors still claim the work.
-    let wasDirty = _isDirty
-    _isDirty = false
     // A graph that was clean and has work now goes dirty as any change makes it, telling the host
     // (R5): another graph's pass may have left changes pending at nodes that a handler moved
     // here (`TraitNode._keepPending(_:)`), which this walk found.
-    if _hasPendingWork() {
-      if wasDirty { _isDirty = true } else { _noteDirty() }
-    }
+    if _hasPendingWork() { _noteDirty() } else { _isDirty = false }
   }
 
   /// Moves the changes pending at `ancestors`, the nearest first, which a subtree pass from
@@ -126,7 +122,7 @@ extension TraitGraph {
   /// they were when the pass began.
   private func _keepPendingNeededOutside(_ start: TraitNode, below ancestors: [TraitNode]) {
     guard !ancestors.isEmpty,
-      start._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque()
+      start._isIn(self)
     else { return }
     var node = start
     for ancestor in ancestors {
@@ -305,7 +301,7 @@ extension TraitGraph {
       // A subtree pass whose start a handler detached, or moved to another graph, ends: the
       // start and its subtree hear of nothing more from it (R10); what is pending there waits
       // for a pass of the graph they are in.
-      guard start._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() else {
+      guard start._isIn(self) else {
         break
       }
       _requireAPI(
@@ -649,7 +645,7 @@ extension TraitGraph {
         // A handler changed values or the tree: see the node's collection as it is now, and
         // deliver the traits it changed here to the later registrations too. A node a handler
         // detached, or moved to another graph, hears of nothing more from this pass (R10).
-        guard node._graphRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque() else {
+        guard node._isIn(self) else {
           // What this visit had to tell it waits for a pass of the graph it is in then.
           node._keepPending(pending)
           return

@@ -122,6 +122,12 @@ open class TraitNode: TraitEnvironment {
     set { _graphRef = newValue.map(Unmanaged.passUnretained) }
   }
 
+  /// Whether this node is in `graph`'s tree: what a pass checks after user code ran, which may
+  /// have detached the node or moved it to another graph.
+  @inline(__always) final func _isIn(_ graph: TraitGraph) -> Bool {
+    _graphRef?.toOpaque() == Unmanaged.passUnretained(graph).toOpaque()
+  }
+
   /// Creates a detached node with no overrides.
   public init() {}
 

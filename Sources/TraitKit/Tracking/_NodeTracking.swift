@@ -92,9 +92,7 @@ final class _NodeTracking {
     var epoch = graph._epoch
     while position < watchers.count {
       if graph._epoch != epoch {
-        guard node._graphRef?.toOpaque() == Unmanaged.passUnretained(graph).toOpaque() else {
-          break
-        }
+        guard node._isIn(graph) else { break }
         epoch = graph._epoch
         current = node._resolvedReference()
         // NB: `TraitCollection.current` follows, as it does for registrations (`_deliver`).
