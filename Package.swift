@@ -23,11 +23,11 @@ let package = Package(
   targets: [
     .target(
       name: "TraitKit",
-      dependencies: ["CTraitKitThreadLocal"],
+      dependencies: ["CTraitKitShims"],
       swiftSettings: strictSettings
     ),
     // Three C11 thread-local variables for TraitKit (Swift has none of its own); header only.
-    .systemLibrary(name: "CTraitKitThreadLocal", path: "Sources/CTraitKitThreadLocal"),
+    .systemLibrary(name: "CTraitKitShims", path: "Sources/CTraitKitShims"),
     .target(
       name: "TraitKitLegacy",
       dependencies: ["TraitKit"],

@@ -22,7 +22,7 @@ fi
 scratch=.build/leaks
 swift build --target TraitKit --scratch-path "$scratch"
 bin="$(swift build --target TraitKit --scratch-path "$scratch" --show-bin-path)"
-swiftc -swift-version 6 -I "$bin/Modules" -I Sources/CTraitKitThreadLocal Scripts/LeakChurn/main.swift \
+swiftc -swift-version 6 -I "$bin/Modules" -I Sources/CTraitKitShims Scripts/LeakChurn/main.swift \
   "$bin"/TraitKit.build/*.swift.o -o "$scratch/leak-churn"
 
 log="$scratch/memcheck.log"

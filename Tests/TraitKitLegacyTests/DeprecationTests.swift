@@ -30,8 +30,8 @@ private func typeCheck(_ client: String) throws -> Diagnostics {
     toolOnPath("swiftc"),
     "swiftc is not on PATH: the deprecation tests compile a client with the toolchain"
   )
-  // NB: TraitKit's interface imports its C thread-locals module, which lives in the sources.
-  let headers = packageRoot.appendingPathComponent("Sources/CTraitKitThreadLocal").path
+  // NB: TraitKit's interface imports its C shims module, which lives in the sources.
+  let headers = packageRoot.appendingPathComponent("Sources/CTraitKitShims").path
   let scratch = FileManager.default.temporaryDirectory
     .appendingPathComponent("traitkit-deprecation-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

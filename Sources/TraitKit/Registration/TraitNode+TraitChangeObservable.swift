@@ -158,11 +158,18 @@ extension TraitNode: TraitChangeObservable {
 
   // MARK: - Table maintenance
 
-  /// The dense indices of `traits`, duplicates counted once.
+  /// The dense indices of `traits`, duplicates counted once, for a registration on this node.
+  ///
+  /// Each registration computes them first, so this also starts loading the node's registration
+  /// table, which the registration reads next.
   ///
   /// - Precondition: `traits` is not empty.
   @usableFromInline
   final func _indices(of traits: [Trait]) -> _TraitIndexSet {
+    // NB: the table is a cache miss away in a large tree, and so is this node: started here, the
+    // table's load overlaps the node's and the lookups below rather than following them
+    // (traitkit-bench S6).
+    _observers?.prefetchHeader()
     var indices = _TraitIndexSet()
     for trait in traits {
       // NB: the lookup by address first: it needs no generic call on the opened type

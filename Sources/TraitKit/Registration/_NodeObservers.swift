@@ -1,3 +1,5 @@
+import CTraitKitShims
+
 /// The registration table of one node: its registrations in the order they were made.
 ///
 /// The engine keeps no global table of callbacks. Each node that has registrations owns one of
@@ -120,6 +122,11 @@ struct _NodeObservers {
     for slot in 0..<Int(self.snapshotCount) { self.snapshots[slot].storage?.release() }
     if self.snapshotCapacity > 0 { self.snapshots.deallocate() }
     deallocate()
+  }
+
+  /// Starts loading the header's first line, which registering reads first.
+  @inline(__always) func prefetchHeader() {
+    ctraitkit_prefetch(base)
   }
 
   @inline(__always) private var header: UnsafeMutablePointer<_TableHeader> {

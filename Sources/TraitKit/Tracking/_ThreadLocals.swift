@@ -1,4 +1,4 @@
-import CTraitKitThreadLocal
+import CTraitKitShims
 
 /// TraitKit's per-thread state: the innermost running tracked closure's record, the cell through
 /// which a running update pass publishes `TraitCollection.current`, and the last stamp of an
