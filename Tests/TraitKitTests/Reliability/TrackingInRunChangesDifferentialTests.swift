@@ -12,17 +12,49 @@ import TraitKit
 // removals; during passes, invalidations and handlers run slots now and then, and some hosts run
 // a pass as soon as a graph asks for one. Custom traits sit below index 64, past it and past 127.
 //
-// The oracle is R11's soundness, not an exact model: for each slot it keeps the values the slot's
-// last run used (the node read, the trait, the value the read returned; for a comparison, the
-// traits it reads with the values of the compared collection). After every pass of a graph, a
-// slot not invalidated since its last run must still find each of those values at every node it
-// read that is in that graph: otherwise the pass missed an invalidation. Before the pass, such a
-// changed value means that the graph must have asked for a pass. An extra invalidation is allowed
-// (the slot then waits for its next run); a slot invalidated twice in one pass without running in
-// between fails. Comparisons must also return what the compared values say, and a kept collection
-// must keep its values.
+// Passes nest: a tracked run, an invalidation or the host may run the pass of a graph whose pass
+// is not running, inside the other graph's pass.
 //
-// `swift test` runs a quarter as many sequences as the differential test (500 by default), each of
+// The oracle checks that no invalidation is missed, and that none runs without a reason. For each
+// slot it keeps the values the slot's last run used (the node read, the trait, the value the read
+// returned; for a comparison, the traits it reads with the values of the compared collection),
+// each with the collection it was read through, and the passes under way.
+//
+// - Missed invalidations: after every pass of a graph, a slot not invalidated since its last run
+//   must still find each of those values at every node it read that is in that graph. Before the
+//   pass, such a changed value means that the graph must have asked for a pass.
+// - Each invalidation runs in a pass (the innermost under way), calls the slot's node, and hits a
+//   slot that is not removed, at most once per pass unless the slot ran since (R11). Its reason
+//   must be a node the slot read that is in that pass's graph at that moment (R10: a node that left
+//   the graph, or is detached, hears nothing from its pass), in the start's subtree for a subtree
+//   pass unless the tree changed during it, and whose values are those of
+//   `TraitCollection.current` (the visited node's). There, one of these must hold (R11: a recorded
+//   trait changed):
+//   - a value the slot read there differs now from the value its run recorded;
+//   - a trait it read there differs now from a collection that a pass may since have made the
+//     baseline: the node's values at an earlier invalidation of the slot, or at a change during a
+//     pass that invalidated it (the pass then keeps moving the baseline without calling again);
+//     when only one node fits an invalidation, the oracle knows that baseline exactly;
+//   - mixed values: the run read the node through two collections that may store a trait it read
+//     there differently (values that differ, or two labels, boxed, of different collections),
+//     which the engine's baseline cannot hold at once: the next pass that visits the node
+//     invalidates the slot (`_TraitReadRecorder.readMixedValues`).
+//   So values that changed and changed back justify nothing. The reads of the run before count
+//   until the run reads their node or ends, as the engine keeps them. Two documented extras are
+//   allowed, by these exact conditions: a read through a collection whose tracked closure has
+//   ended, or whose slot was removed since, may count for any running slot at a node that slot's
+//   run obtained (collections hold their recorder by address); and the open engine bug
+//   `RMKnownBugs.nestedPassesForgetOuterInvalidations` (a slot that a nested pass invalidated may
+//   be invalidated once more by the outer pass) unless `TRAITKIT_STRICT=1`.
+// - Comparisons must return what the compared values say, and a kept collection must keep its
+//   values; a collection a run obtains must hold what the overrides, parents and base traits make
+//   (R6: the oracle's model of values, which reads no collection of a node, so that its checks
+//   record nothing in the runs under way).
+//
+// Two self-tests show that the oracle catches both kinds: reads that bypass the recorder
+// (missed invalidations) and handlers that call invalidations themselves (unjustified ones).
+//
+// `swift test` runs a sixth as many sequences as the differential test (333 by default), each of
 // 60 steps, from its own base seed; `TRAITKIT_SEED`, `TRAITKIT_SOAK_SEQUENCES` and
 // `TRAITKIT_FIRST_SEQUENCE` change them. A failure names its sequence, the sequence's seed, how to
 // replay it, and the steps that led to it.
@@ -107,6 +139,9 @@ private enum TIRTrait: Int, CaseIterable, CustomStringConvertible {
   static let contrasts: [AccessibilityContrast] = [.unspecified, .normal, .high]
   static let sizeClasses: [UserInterfaceSizeClass] = [.unspecified, .compact, .regular]
 
+  /// Every trait, made once (`allCases` makes an array at each call).
+  static let all = allCases
+
   /// The traits that a comparison of color appearance reads.
   static let colorAppearance = allCases.filter(\.affectsColorAppearance)
 
@@ -177,9 +212,26 @@ private enum TIRTrait: Int, CaseIterable, CustomStringConvertible {
     case .label: Self.labels.firstIndex(of: collection[TIRLabelTrait.self]) ?? -1
     case .tint: collection[TIRTintTrait.self]
     case .delta: collection[TIRDeltaTrait.self]
-    case .style: Self.styles.firstIndex(of: collection.userInterfaceStyle) ?? -1
-    case .contrast: Self.contrasts.firstIndex(of: collection.accessibilityContrast) ?? -1
-    case .sizeClass: Self.sizeClasses.firstIndex(of: collection.horizontalSizeClass) ?? -1
+    // NB: switches, not `firstIndex(of:)`: the oracle reads every trait of many collections, and
+    // a generic search costs metadata lookups in a debug build.
+    case .style:
+      switch collection.userInterfaceStyle {
+      case .unspecified: 0
+      case .light: 1
+      case .dark: 2
+      }
+    case .contrast:
+      switch collection.accessibilityContrast {
+      case .unspecified: 0
+      case .normal: 1
+      case .high: 2
+      }
+    case .sizeClass:
+      switch collection.horizontalSizeClass {
+      case .unspecified: 0
+      case .compact: 1
+      case .regular: 2
+      }
     }
   }
 
@@ -269,6 +321,92 @@ private struct TIRKept {
   let collection: TraitCollection
   /// The same values, obtained from no node: the oracle reads these without recording anything.
   let values: TraitCollection
+  /// The collection as a source of reads.
+  let source: TIRSource
+  /// When it was obtained, on the sequence's clock of obtains and slot removals.
+  let stamp: Int
+}
+
+/// A collection of a node that a run read through, or that a pass may have made a slot's
+/// baseline: its values by `TIRTrait.rawValue`, and an identity.
+///
+/// Two sources with the same identity are the same collection (the same node, with no change in
+/// between): only then are two non-default labels known to be stored alike.
+private struct TIRSource {
+  let id: Int
+  let values: [Int]
+
+  /// Whether the engine may find the stored words of `trait` different in `self` and `other`:
+  /// the values differ, or both hold a label (a boxed value) and they are different collections,
+  /// whose boxes may differ although the strings are equal.
+  func mayStoreDifferently(_ trait: TIRTrait, from other: TIRSource) -> Bool {
+    let (lhs, rhs) = (values[trait.rawValue], other.values[trait.rawValue])
+    return lhs != rhs || (trait == .label && lhs != 0 && id != other.id)
+  }
+}
+
+/// What the oracle knows of a slot's recorded reads of one node: the engine's baseline for
+/// them, and what invalidations they justify.
+private struct TIRWatch {
+  /// The traits read, by themselves or by comparisons.
+  var traits: Set<TIRTrait> = []
+  /// The values read since the run began, or since an invalidation made the node's collection
+  /// the baseline, each with the collection it was read through.
+  var reads: [(trait: TIRTrait, value: Int, source: TIRSource)] = []
+  /// Collections of the node that a pass may have made the baseline since: the node's values at
+  /// an invalidation of the slot, and at each change during the passes that invalidated it.
+  var swaps: [TIRSource] = []
+
+  /// Whether, with the node's values `now`, the pass that visits the node may run the slot's
+  /// invalidation (R11).
+  ///
+  /// It may when a value read differs now from the value the run recorded; when a trait read
+  /// differs now from a collection a pass may have made the baseline; or when the run read the
+  /// node through collections that may store a trait read differently (its reads are then mixed
+  /// values that no one collection holds: the next pass that visits the node invalidates the
+  /// slot, see `_TraitReadRecorder.readMixedValues`).
+  mutating func note(_ trait: TIRTrait, _ value: Int, _ source: TIRSource) {
+    traits.insert(trait)
+    reads.append((trait: trait, value: value, source: source))
+  }
+
+  func justifies(_ now: [Int]) -> Bool {
+    if reads.contains(where: { $0.value != now[$0.trait.rawValue] }) { return true }
+    if swaps.contains(where: { swap in
+      traits.contains { swap.values[$0.rawValue] != now[$0.rawValue] }
+    }) {
+      return true
+    }
+    var sources: [TIRSource] = []
+    for source in reads.map(\.source) + swaps where !sources.contains(where: { $0.id == source.id })
+    {
+      sources.append(source)
+    }
+    for (index, source) in sources.enumerated() {
+      for other in sources[(index + 1)...] {
+        if traits.contains(where: { source.mayStoreDifferently($0, from: other) }) { return true }
+      }
+    }
+    return false
+  }
+}
+
+/// An update pass under way: the graph, the node it started from, and the slots it invalidated.
+private struct TIRPass {
+  let graph: Int
+  let start: Int
+  /// The slots invalidated in this pass since they last ran.
+  var invalidated: Set<TIRKey> = []
+  /// Those of them that a pass nested in this one invalidated since: the engine may invalidate
+  /// them once more in this pass (``RMKnownBugs/nestedPassesForgetOuterInvalidations``).
+  var invalidatedInNestedPass: Set<TIRKey> = []
+  /// Whether the tree changed since the pass began: a subtree pass then may visit nodes that
+  /// have left the subtree.
+  var treeChanged = false
+
+  var name: String {
+    start < TIRSequence.roots ? "graph \(graph)" : "subtree of \(start) in graph \(graph)"
+  }
 }
 
 /// One side of a comparison: a kept collection, or a fixed one made outside every node.
@@ -306,6 +444,11 @@ private final class TIRSequence {
   /// Whether some reads go through a copy of the node's collection that records nothing, while
   /// the oracle counts them: the oracle must then report missed invalidations.
   private let leaky: Bool
+  /// Whether handlers now and then call a slot's invalidation themselves, as if the engine had
+  /// called it without a reason: the oracle must then report unjustified invalidations.
+  private let noisy: Bool
+  /// The open engine bugs the oracle allows.
+  private let avoidedBugs = RMEnvironment.avoidedBugs
   /// The graphs: most nodes start in the first; moves take nodes to the other and back.
   private let graphs = [TraitGraph(), TraitGraph()]
   /// The nodes by number, the graphs' roots first.
@@ -340,9 +483,31 @@ private final class TIRSequence {
   /// The overrides the current top-level run wrote or removed, with what they were before, which
   /// it may put back, as a layout that sets a trait for a moment does.
   private var undo: [(node: Int, trait: TIRTrait, previous: Int?)] = []
-  private var passing = false
-  /// The invalidations of each slot during the current pass since the slot last ran.
-  private var passInvalidations: [TIRKey: Int] = [:]
+  /// The passes under way, innermost last: a pass that a tracked run, an invalidation or the
+  /// host starts while another graph's pass runs is nested in it.
+  private var passes: [TIRPass] = []
+  private var passing: Bool { !passes.isEmpty }
+  /// For each slot, what it read of each node since its last run began (see `TIRWatch`).
+  private var watches: [TIRKey: [Int: TIRWatch]] = [:]
+  /// For each running slot, what its run before read of the nodes this run has not read yet:
+  /// the engine keeps those reads until the run ends.
+  private var previousWatches: [TIRKey: [Int: TIRWatch]] = [:]
+  /// For each running slot, the nodes whose collections its run obtained.
+  private var touched: [TIRKey: Set<Int>] = [:]
+  /// The slots removed since they last began a run: their invalidations must not run.
+  private var removed: Set<TIRKey> = []
+  /// When each slot was last removed, on the clock of obtains and removals.
+  private var removals: [TIRKey: Int] = [:]
+  private var stampClock = 0
+  /// Counts changes: a node's collection is the same one between two changes.
+  private var version = 0
+  /// The nodes' values as the model makes them, at `cachedVersion`.
+  private var cachedSnapshots: [[Int]?] = []
+  private var cachedVersion = -1
+  /// Each node's overrides, by `TIRTrait.rawValue`, made when first needed after a change.
+  private var cachedOverrides: [[Int?]?] = []
+  /// Each graph's base traits, by `TIRTrait.rawValue`, made when first needed after a change.
+  private var cachedBases: [[Int]?] = [nil, nil]
   /// How many more slots invalidations and handlers may run during the current pass.
   private var runsLeftInPass = 0
   /// How many times an invalidation or a handler considered running a slot during a pass.
@@ -358,10 +523,11 @@ private final class TIRSequence {
   /// How many times each kind of event happened, to show the sequences test something.
   private(set) var coverage: [String: Int] = [:]
 
-  init(seed: UInt64, leaky: Bool = false) {
+  init(seed: UInt64, leaky: Bool = false, noisy: Bool = false) {
     _ = TIRTrait.denseOrder
     self.seed = seed
     self.leaky = leaky
+    self.noisy = noisy
     var random = RMRandom(seed: seed)
     let count = Self.roots + 4 + random.below(4)
     nodes = graphs.map(\.root)
@@ -400,7 +566,10 @@ private final class TIRSequence {
   /// Notes that graph `graph` asked for a pass; an eager host runs it at once.
   private func needsUpdate(_ graph: Int) {
     requested[graph] = true
-    guard eager, !passing else { return }
+    // NB: the change that asks is made, and the pass may run before `noteChange()`.
+    version += 1
+    // NB: another graph's pass may be running: the host runs this one inside it.
+    guard eager, !passes.contains(where: { $0.graph == graph }) else { return }
     count("pass run as soon as asked for")
     log.append("    the host runs the pass of graph \(graph) it asked for")
     pass(from: graph)
@@ -415,8 +584,13 @@ private final class TIRSequence {
     log.append("register at \(number) for \(traits), running \(key)")
     _ = nodes[number].registerForTraitChanges(traits.map(\.definition)) {
       [weak self] (_: TraitNode, _: TraitCollection) in
-      self?.count("handler call")
-      self?.runDuringPass(key, from: "a handler")
+      guard let self else { return }
+      count("handler call")
+      if noisy && random.chance(30) {
+        log.append("    a handler calls the invalidation of \(key)")
+        invalidate(key, node: nodes[key.node])
+      }
+      runDuringPass(key, from: "a handler")
     }
   }
 
@@ -537,9 +711,9 @@ private final class TIRSequence {
 
   /// Runs the update pass of a graph, given its root's number, or of a node's subtree.
   private func pass(from start: Int) {
-    passing = true
-    passInvalidations = [:]
-    runsLeftInPass = 3
+    guard let graph = graph(of: start) else { return }
+    if passes.isEmpty { runsLeftInPass = 3 } else { count("nested pass") }
+    passes.append(TIRPass(graph: graph, start: start))
     if start < Self.roots {
       // NB: before the pass: the request its end makes, for changes left, stays.
       requested[start] = false
@@ -547,21 +721,151 @@ private final class TIRSequence {
     } else {
       nodes[start].updateTraitsIfNeeded()
     }
-    passing = false
+    passes.removeLast()
   }
 
-  private func invalidate(_ key: TIRKey) {
+  /// Checks an invalidation of `key`, called with `node`, against the pass that runs it and the
+  /// values the slot read.
+  private func invalidate(_ key: TIRKey, node: TraitNode) {
     count("invalidation")
-    log.append("    invalidated \(key)\(passing ? "" : " outside a pass")")
-    if passing {
-      passInvalidations[key, default: 0] += 1
-      if passInvalidations[key, default: 0] > 1 {
-        fail("slot \(key) was invalidated twice in one pass without running in between")
-      }
+    guard let pass = passes.last else {
+      log.append("    invalidated \(key) outside a pass")
+      fail("slot \(key) was invalidated outside any update pass (R11: the pass runs invalidations)")
+      return
+    }
+    log.append("    invalidated \(key) in the pass of \(pass.name)")
+    if node !== nodes[key.node] {
+      fail("slot \(key)'s invalidation was called with another node (R11: it receives its node)")
+    } else if removed.contains(key) {
+      fail(
+        """
+        slot \(key) was invalidated after its removal, before it ran again (R11: \
+        removeTraitTracking(slot:) drops the slot's record)
+        """
+      )
+    } else if pass.invalidated.contains(key)
+      && !(avoidedBugs.contains(.nestedPassesForgetOuterInvalidations)
+        && pass.invalidatedInNestedPass.contains(key))
+    {
+      fail(
+        """
+        slot \(key) was invalidated twice in the pass of \(pass.name) without running in between \
+        (R11: at most once per pass)\(pass.invalidatedInNestedPass.contains(key)
+          ? "; a pass nested in it invalidated the slot in between (open bug "
+            + "nestedPassesForgetOuterInvalidations)" : "")
+        """
+      )
+    } else {
+      justify(key, in: pass)
+    }
+    if pass.invalidated.contains(key) { count("invalidated again after a nested pass (open bug)") }
+    passes[passes.count - 1].invalidated.insert(key)
+    passes[passes.count - 1].invalidatedInNestedPass.remove(key)
+    for index in passes.indices.dropLast() where passes[index].invalidated.contains(key) {
+      passes[index].invalidatedInNestedPass.insert(key)
     }
     checked.remove(key)
     if running[key] != nil { spoiled.insert(key) }
     runDuringPass(key, from: "its invalidation")
+  }
+
+  /// Checks that an invalidation of `key` in `pass` has a reason, and notes the baselines the
+  /// engine may now hold.
+  ///
+  /// The pass visits a node of its graph (of the start's subtree, unless the tree changed since
+  /// the pass began) that the slot read, whose collection `TraitCollection.current` is; that
+  /// node's reads must justify the invalidation (see `TIRWatch.justifies`). The engine then
+  /// makes the node's collection the baseline of those reads; when only one node fits, the
+  /// oracle knows that baseline exactly.
+  private func justify(_ key: TIRKey, in pass: TIRPass) {
+    let current = TraitCollection.current
+    let visited = TIRTrait.all.map { $0.value(in: current) }
+    let read = Set((watches[key] ?? [:]).keys).union((previousWatches[key] ?? [:]).keys).sorted()
+    let inPass = read.filter {
+      graph(of: $0) == pass.graph
+        && (pass.start < Self.roots || pass.treeChanged || isInSubtree($0, of: pass.start))
+    }
+    let candidates = inPass.filter { number in
+      let now = snapshot(of: number)
+      return now == visited
+        && [watches[key]?[number], previousWatches[key]?[number]].contains {
+          $0?.justifies(now) ?? false
+        }
+    }
+    if inPass.isEmpty {
+      let places = read.map { "\($0) in \(graph(of: $0).map { "graph \($0)" } ?? "no graph")" }
+      fail(
+        """
+        invalidation from a graph the read nodes are not in: slot \(key) was invalidated in the \
+        pass of \(pass.name), but it read \(places.isEmpty ? "no node" : places.joined(separator: ", ")) \
+        (R10, R11: a node that left a graph, or is detached, hears nothing from its pass)
+        """
+      )
+    } else if candidates.isEmpty {
+      let reads = inPass.map { number in
+        let now = snapshot(of: number)
+        let values = (watches[key]?[number]?.reads ?? []).map {
+          "\($0.trait) = \($0.value) (now \(now[$0.trait.rawValue]))"
+        }
+        let visit = now == visited ? ", the visited node's values" : ""
+        return "\(number)\(visit): [\(values.joined(separator: ", "))]"
+      }
+      fail(
+        """
+        unjustified invalidation: slot \(key) was invalidated in the pass of \(pass.name), but \
+        at no node it read there with the values of TraitCollection.current (the visited \
+        node's, \(visited)) did a trait it read change since its run or its last invalidation, \
+        nor did it read mixed values; reads \(reads.joined(separator: "; ")) (R11: an \
+        invalidation runs when a recorded trait changes)
+        """
+      )
+    }
+    count(candidates.count == 1 ? "invalidation with a known baseline" : "invalidation checked")
+    for number in read {
+      let now = TIRSource(id: sourceID(of: number), values: snapshot(of: number))
+      if candidates == [number] {
+        // The engine made the node's collection the baseline of these reads, and they are no
+        // longer mixed.
+        updateWatches(of: key, at: number) {
+          $0.reads = []
+          $0.swaps = [now]
+        }
+      } else {
+        noteSwap(now, of: number, for: key)
+      }
+    }
+  }
+
+  /// Notes that the engine may make `source`, node `number`'s collection, the baseline of the
+  /// reads of slot `key` there.
+  private func noteSwap(_ source: TIRSource, of number: Int, for key: TIRKey) {
+    updateWatches(of: key, at: number) { watch in
+      if watch.swaps.last?.id != source.id { watch.swaps.append(source) }
+    }
+  }
+
+  /// Applies `change` to what slot `key` read of node `number`, in its run and in the run before.
+  private func updateWatches(of key: TIRKey, at number: Int, _ change: (inout TIRWatch) -> Void) {
+    if watches[key]?[number] != nil { change(&watches[key]![number]!) }
+    if previousWatches[key]?[number] != nil { change(&previousWatches[key]![number]!) }
+  }
+
+  /// After a change during passes: a pass that invalidated a slot goes on making the collections
+  /// of the nodes it visits the baselines of the slot's reads there, without calling the
+  /// invalidation again.
+  private func noteSwapsAfterChange() {
+    var keys: Set<TIRKey> = []
+    for pass in passes { keys.formUnion(pass.invalidated) }
+    for key in keys.sorted() {
+      let read = Set((watches[key] ?? [:]).keys).union((previousWatches[key] ?? [:]).keys)
+      for number in read.sorted() {
+        noteSwap(
+          TIRSource(id: sourceID(of: number), values: snapshot(of: number)),
+          of: number,
+          for: key
+        )
+      }
+    }
   }
 
   /// Now and then, runs `key` during the current pass, with a script of its own: its seed does
@@ -589,6 +893,8 @@ private final class TIRSequence {
     let trait = random.pick(favored ? readInRun : TIRTrait.allCases)
     let node = nodes[number]
     let roll = random.below(100)
+    // NB: before the change: a pass that it asks for may run at once.
+    if number < cachedOverrides.count { cachedOverrides[number] = nil }
     if !frames.isEmpty && (roll < 20 || roll >= 36) {
       undo.append((node: number, trait: trait, previous: trait.override(in: node.traitOverrides)))
     }
@@ -624,6 +930,7 @@ private final class TIRSequence {
     let change = undo.removeLast()
     let node = nodes[change.node]
     count("override put back in a run")
+    if change.node < cachedOverrides.count { cachedOverrides[change.node] = nil }
     if let previous = change.previous {
       log.append("\(pad)put back \(change.node).\(change.trait) = \(previous)")
       change.trait.write(previous, into: &node.traitOverrides)
@@ -636,6 +943,7 @@ private final class TIRSequence {
 
   /// Moves a node under another that is not below it, or detaches it.
   private func changeTree(pad: String) {
+    for index in passes.indices { passes[index].treeChanged = true }
     let number = Self.roots + random.below(nodes.count - Self.roots)
     if parents[number] >= 0 && random.chance(35) {
       log.append("\(pad)detach \(number)")
@@ -656,6 +964,7 @@ private final class TIRSequence {
     let graph = random.below(Self.roots)
     let base = random.pick(fixed)
     log.append("\(pad)base traits of graph \(graph) = \(base.name)")
+    cachedBases[graph] = nil
     graphs[graph].baseTraits = base.collection
     noteChange()
   }
@@ -665,10 +974,18 @@ private final class TIRSequence {
     records[key] = nil
     checked.remove(key)
     if running[key] != nil { spoiled.insert(key) }
+    watches[key] = nil
+    previousWatches[key] = nil
+    if touched[key] != nil { touched[key] = [] }
+    removed.insert(key)
+    stampClock += 1
+    removals[key] = stampClock
     nodes[key.node].removeTraitTracking(slot: TIRKey.slots[key.slot])
   }
 
   private func noteChange() {
+    version += 1
+    if passing { noteSwapsAfterChange() }
     guard !frames.isEmpty else { return }
     changedInRun = true
     count("change in a run")
@@ -682,17 +999,27 @@ private final class TIRSequence {
       records[key] = []
       checked.remove(key)
       spoiled.remove(key)
-      passInvalidations[key] = nil
+      for index in passes.indices {
+        passes[index].invalidated.remove(key)
+        passes[index].invalidatedInNestedPass.remove(key)
+      }
+      // NB: the engine keeps the reads of the run before, of each node, until this run reads
+      // the node or ends.
+      previousWatches[key] = watches[key]
+      watches[key] = [:]
+      touched[key] = []
       ran.insert(key)
     } else {
       count("re-entered run")
     }
+    // A slot removed during its run that runs again gets a new record.
+    removed.remove(key)
     if level > 0 { count("nested run") }
     running[key, default: 0] += 1
     frameCount += 1
     frames.append((id: frameCount, key: key))
     log.append("\(pad)track \(key) {")
-    let invalidation: (TraitNode) -> Void = { [weak self] _ in self?.invalidate(key) }
+    let invalidation: (TraitNode) -> Void = { [weak self] in self?.invalidate(key, node: $0) }
     nodes[key.node].withTraitTracking(slot: TIRKey.slots[key.slot], invalidation: invalidation) {
       for _ in 0...random.below(8) where failure == nil {
         operate(in: key, level: level)
@@ -703,6 +1030,8 @@ private final class TIRSequence {
     running[key, default: 1] -= 1
     if running[key] == 0 {
       running[key] = nil
+      previousWatches[key] = nil
+      touched[key] = nil
       if spoiled.remove(key) == nil { checked.insert(key) }
     }
   }
@@ -722,9 +1051,9 @@ private final class TIRSequence {
         !running.isEmpty && random.chance(30) ? random.pick(running.keys.sorted()) : randomKey()
       run(inner, level: level + 1)
     case ..<88: changeTree(pad: pad)
-    case ..<91 where !passing:
+    case ..<91 where !passStarts().isEmpty:
       count("pass in a run")
-      let start = random.pick(nodes.indices.filter { graph(of: $0) != nil })
+      let start = random.pick(passStarts())
       log.append("\(pad)\(start < Self.roots ? "pass of graph" : "subtree pass from") \(start)")
       pass(from: start)
     case ..<94: changeBaseTraits(pad: pad)
@@ -736,14 +1065,25 @@ private final class TIRSequence {
   /// Obtains `node`'s collection in the innermost tracked closure, of `key`, and keeps it.
   private func obtain(from node: Int, in key: TIRKey, pad: String) -> TIRKept {
     let collection = nodes[node].traitCollection
+    touch(node, in: key)
+    let values = TraitCollection(traitsFrom: [collection])
+    stampClock += 1
     let entry = TIRKept(
       name: "c\(kept.count)",
       node: node,
       frame: frames[frames.count - 1].id,
       owner: key,
       collection: collection,
-      values: TraitCollection(traitsFrom: [collection])
+      values: values,
+      source: TIRSource(
+        id: sourceID(of: node),
+        values: TIRTrait.all.map { $0.value(in: values) }
+      ),
+      stamp: stampClock
     )
+    if entry.source.values != snapshot(of: node) {
+      fail("node \(node)'s collection is not what its overrides, parents and base traits make (R6)")
+    }
     kept.append(entry)
     log.append("\(pad)\(entry.name) = \(node).traitCollection")
     return entry
@@ -759,9 +1099,21 @@ private final class TIRSequence {
     } else {
       value = trait.value(in: nodes[node].traitCollection)
     }
+    touch(node, in: key)
     log.append("\(pad)read \(node).\(trait) -> \(value)")
     let frame = frames[frames.count - 1].id
-    record(node, trait, value, frame: frame, owner: key, how: "fresh read")
+    let source = TIRSource(id: sourceID(of: node), values: snapshot(of: node))
+    stampClock += 1
+    record(
+      node,
+      trait,
+      value,
+      source: source,
+      frame: frame,
+      owner: key,
+      stamp: stampClock,
+      how: "fresh read"
+    )
   }
 
   /// Reads a trait through a collection kept from earlier in the run.
@@ -774,14 +1126,7 @@ private final class TIRSequence {
     if value != trait.value(in: entry.values) {
       fail("kept collection \(entry.name) changed: \(trait) reads \(value)")
     }
-    record(
-      entry.node,
-      trait,
-      value,
-      frame: entry.frame,
-      owner: entry.owner,
-      how: "read through \(entry.name)"
-    )
+    record(entry, trait, value, how: "read through \(entry.name)")
   }
 
   /// Compares collections in one of the five ways that count as reads.
@@ -851,30 +1196,113 @@ private final class TIRSequence {
   private func readAll(_ operand: TIROperand, _ traits: [TIRTrait], how: String) {
     guard let entry = operand.kept else { return }
     for trait in traits {
-      let value = trait.value(in: entry.values)
-      record(entry.node, trait, value, frame: entry.frame, owner: entry.owner, how: how)
+      record(entry, trait, trait.value(in: entry.values), how: how)
     }
   }
 
-  /// Records a read made through a collection obtained in tracked closure `frame`, of slot
-  /// `owner`: it counts while that closure runs. (Afterwards it records nothing as a rule, or at
-  /// worst something extra: the oracle counts nothing.)
+  /// Records a read made through kept collection `entry`.
+  private func record(_ entry: TIRKept, _ trait: TIRTrait, _ value: Int, how: String) {
+    record(
+      entry.node,
+      trait,
+      value,
+      source: entry.source,
+      frame: entry.frame,
+      owner: entry.owner,
+      stamp: entry.stamp,
+      how: how
+    )
+  }
+
+  /// Records a read made through a collection, `source`, obtained at `stamp` in tracked closure
+  /// `frame`, of slot `owner`: it counts while that closure runs, unless the slot was removed
+  /// since.
+  ///
+  /// Otherwise the engine records nothing as a rule; but the collection holds its recorder by
+  /// address, which a recorder of a running slot may have taken since: the read may then count
+  /// for that slot, at a node its run has read (an extra invalidation, never a missed one, says
+  /// the documentation). The oracle checks no such read, but lets it justify invalidations.
   private func record(
     _ node: Int,
     _ trait: TIRTrait,
     _ value: Int,
+    source: TIRSource,
     frame: Int,
     owner: TIRKey,
+    stamp: Int,
     how: String
   ) {
-    guard frames.contains(where: { $0.id == frame }) else { return }
+    guard frames.contains(where: { $0.id == frame }), removals[owner, default: 0] < stamp else {
+      count("read that may count elsewhere")
+      for key in running.keys {
+        for number in touched[key] ?? [] {
+          watches[key, default: [:]][number, default: TIRWatch()].note(trait, value, source)
+        }
+      }
+      return
+    }
     readInRun.append(trait)
     records[owner, default: []].append(
       TIRRead(node: node, trait: trait, value: value, how: how, afterChange: changedInRun)
     )
+    watches[owner, default: [:]][node, default: TIRWatch()].note(trait, value, source)
+  }
+
+  /// Notes that slot `key`'s run obtained node `number`'s collection: the engine starts its
+  /// reads of the node over.
+  private func touch(_ number: Int, in key: TIRKey) {
+    guard touched[key]?.insert(number).inserted ?? false else { return }
+    previousWatches[key]?[number] = nil
   }
 
   // MARK: Helpers
+
+  /// The nodes a pass may start from: those in a graph whose pass is not running.
+  private func passStarts() -> [Int] {
+    nodes.indices.filter { number in
+      graph(of: number).map { graph in !passes.contains { $0.graph == graph } } ?? false
+    }
+  }
+
+  /// Node `number`'s values, by `TIRTrait.rawValue`, from the overrides of the node and its
+  /// ancestors and the base traits of its graph: the oracle's model, which reads no collection
+  /// of a node, so that it records nothing in the runs under way.
+  private func snapshot(of number: Int) -> [Int] {
+    if cachedVersion != version {
+      cachedVersion = version
+      cachedSnapshots = Array(repeating: nil, count: nodes.count)
+    }
+    if let cached = cachedSnapshots[number] { return cached }
+    var snapshot: [Int]
+    if parents[number] >= 0 {
+      snapshot = self.snapshot(of: parents[number])
+    } else if number < Self.roots {
+      if cachedBases[number] == nil {
+        let base = graphs[number].baseTraits
+        cachedBases[number] = TIRTrait.all.map { $0.value(in: base) }
+      }
+      snapshot = cachedBases[number]!
+    } else {
+      snapshot = Array(repeating: 0, count: TIRTrait.all.count)
+    }
+    if cachedOverrides.count != nodes.count {
+      cachedOverrides = Array(repeating: nil, count: nodes.count)
+    }
+    if cachedOverrides[number] == nil {
+      let overrides = nodes[number].traitOverrides
+      cachedOverrides[number] = TIRTrait.all.map { $0.override(in: overrides) }
+    }
+    for (index, value) in cachedOverrides[number]!.enumerated() {
+      if let value { snapshot[index] = value }
+    }
+    cachedSnapshots[number] = snapshot
+    return snapshot
+  }
+
+  /// The identity of node `number`'s collection now: it changes with every change.
+  private func sourceID(of number: Int) -> Int {
+    version * 64 + number
+  }
 
   private func randomKey() -> TIRKey {
     TIRKey(node: random.below(nodes.count), slot: random.below(TIRKey.slots.count))
@@ -933,13 +1361,14 @@ private final class TIRSequence {
 struct TrackingInRunChangesDifferentialTests {
   /// The parallel slices of the run; sequence `i` runs in slice `i % slices`.
   static let slices = 2
-  /// This test runs a quarter as many sequences as the differential test.
-  static let share = 4
+  /// This test runs a sixth as many sequences as the differential test: its oracle costs about
+  /// half as much again as the engine's work.
+  static let share = 6
 
   static var base: UInt64 { RMEnvironment.seed ^ 0x1C2B_7A4C }
 
   @Test(
-    "after each pass, every slot not invalidated since its last run still finds the values it used",
+    "each invalidation has a reason in its pass's graph, and no pass misses one",
     arguments: 0..<slices
   )
   func randomSequences(slice: Int) {
@@ -976,7 +1405,8 @@ struct TrackingInRunChangesDifferentialTests {
         "nested run", "re-entered run", "pass in a run", "invalidation", "handler call",
         "run during a pass", "script run again", "checked read in the second graph",
         "checked read past trait 127", "move to another graph", "pass run as soon as asked for",
-        "override put back in a run",
+        "override put back in a run", "nested pass", "invalidation with a known baseline",
+        "invalidation checked", "read that may count elsewhere",
       ] + (0..<5).map { "comparison \($0)" }
     for event in events {
       #expect(coverage[event, default: 0] > 10, Comment(rawValue: "\(event): \(coverage)"))
@@ -989,5 +1419,13 @@ struct TrackingInRunChangesDifferentialTests {
       TIRSequence(seed: RMRandom.seed(base: Self.base, index: $0), leaky: true).run()
     }
     #expect(failures.contains { $0.contains("missed invalidation") })
+  }
+
+  @Test("the oracle reports invalidations that no change of a recorded trait justifies")
+  func oracleCatchesUnjustifiedInvalidations() {
+    let failures = (0..<40).compactMap {
+      TIRSequence(seed: RMRandom.seed(base: Self.base, index: $0), noisy: true).run()
+    }
+    #expect(failures.contains { $0.contains("unjustified invalidation") })
   }
 }
