@@ -263,10 +263,12 @@ extension TraitGraph {
     // their passes outlive this one (traitkit-bench S1: a retain and a release per pass).
     let enclosingCell = _ThreadLocals.currentCell
     let enclosingGraph = _CurrentCell.activeGraph
+    _enclosingPassGraph = enclosingGraph
     _currentCell.graph = Unmanaged.passUnretained(self)
     _ThreadLocals.currentCell = Unmanaged.passUnretained(_currentCell).toOpaque()
     defer {
       _ThreadLocals.currentCell = enclosingCell
+      _enclosingPassGraph = nil
       _currentCell.storage = nil
       _currentCell.node = nil
       _changeCache.clear()
@@ -443,6 +445,20 @@ extension TraitGraph {
         _walkStack.push(_frame(child, pending: pending))
       }
     }
+  }
+
+  /// Whether this graph's running pass runs inside the pass numbered `pass` (of another graph),
+  /// at any depth.
+  func _isInsidePass(_ pass: UInt64) -> Bool {
+    var enclosing = _enclosingPassGraph
+    while let graph = enclosing {
+      let (number, next) = graph._withUnsafeGuaranteedRef {
+        ($0._passNumber, $0._enclosingPassGraph)
+      }
+      if number == pass { return true }
+      enclosing = next
+    }
+    return false
   }
 
   /// How many of `node`'s children the running round has considered — visited, or passed

@@ -104,6 +104,9 @@ public final class TraitGraph {
   /// The process-wide number of the running or last pass, so that a tracked slot is
   /// invalidated at most once per pass between its runs, whichever graph runs it.
   @exclusivity(unchecked) var _passNumber: UInt64 = 0
+  /// The graph whose pass this graph's running pass runs inside, unretained (its pass outlives
+  /// this one), or nil.
+  @exclusivity(unchecked) var _enclosingPassGraph: Unmanaged<TraitGraph>?
   @exclusivity(unchecked) var _liveNodes = 0
   @exclusivity(unchecked) var _liveRegistrations = 0
   @exclusivity(unchecked) var _lastPass = Statistics.Pass()

@@ -114,8 +114,7 @@ final class _NodeTracking {
       swap(&replaced, &watcher.baseline)
       graph._recycleIfLast(&replaced)
       let record = watcher.record.takeUnretainedValue()
-      guard record.invalidatedInPass != pass else { continue }
-      record.invalidatedInPass = pass
+      guard record.noteInvalidation(inPass: pass, of: graph) else { continue }
       invalidations += 1
       record.invalidation(record.owner)
     }
@@ -166,6 +165,11 @@ final class _TrackingRecord {
   /// The pass that last ran the invalidation, until the slot runs again: a slot invalidated in
   /// a pass is not invalidated again in that pass unless it ran since.
   @exclusivity(unchecked) var invalidatedInPass: UInt64 = 0
+  /// The passes that ran the invalidation before `invalidatedInPass` and may run around it.
+  ///
+  /// While they run, they must not run it again. Empty unless passes nest; meaningless while
+  /// `invalidatedInPass` is 0 (the slot ran since).
+  @exclusivity(unchecked) var invalidatedInEnclosingPasses: [UInt64] = []
   /// The record this one's innermost run is nested in on its thread (an `Unmanaged` address),
   /// during a run; see `enter` for a run nested in runs of other records inside this one's.
   @exclusivity(unchecked) var enclosing: UnsafeMutableRawPointer?
@@ -178,6 +182,42 @@ final class _TrackingRecord {
   init(owner: TraitNode, slot: TraitTrackingSlot) {
     self.owner = owner
     self.slot = slot
+  }
+
+  /// Notes that `graph`'s pass numbered `pass` invalidates the slot, unless it did since the
+  /// slot last ran; returns whether it does.
+  ///
+  /// A pass of another graph may run inside that pass and invalidate the slot too (R11: at most
+  /// once per pass, and a nested pass is another one), so the passes that invalidated it and
+  /// still run around `graph`'s are kept, and checked.
+  func noteInvalidation(inPass pass: UInt64, of graph: TraitGraph) -> Bool {
+    let last = invalidatedInPass
+    guard last != pass else { return false }
+    if last == 0 {
+      // NB: the passes around kept before the slot last ran go here, not when it runs, which
+      // then stays a few stores (traitkit-bench S7).
+      if !invalidatedInEnclosingPasses.isEmpty { invalidatedInEnclosingPasses.removeAll() }
+      invalidatedInPass = pass
+      return true
+    }
+    // NB: passes nest on one thread, and their numbers grow: a pass numbered below `pass` that
+    // still runs encloses it.
+    guard invalidatedInEnclosingPasses.isEmpty, last > pass || !graph._isInsidePass(last) else {
+      return noteInvalidationAmongEnclosingPasses(pass, of: graph)
+    }
+    invalidatedInPass = pass
+    return true
+  }
+
+  /// `noteInvalidation(inPass:of:)` when the slot may have been invalidated by passes that still
+  /// run around `graph`'s.
+  @inline(never)
+  private func noteInvalidationAmongEnclosingPasses(_ pass: UInt64, of graph: TraitGraph) -> Bool {
+    guard !invalidatedInEnclosingPasses.contains(pass) else { return false }
+    invalidatedInEnclosingPasses.append(invalidatedInPass)
+    invalidatedInEnclosingPasses.removeAll { $0 >= pass || !graph._isInsidePass($0) }
+    invalidatedInPass = pass
+    return true
   }
 
   /// Starts a run; a run nested in a run of this same record (a tracked method that re-enters

@@ -43,9 +43,10 @@ import TraitKit
 //   until the run reads their node or ends, as the engine keeps them. Two documented extras are
 //   allowed, by these exact conditions: a read through a collection whose tracked closure has
 //   ended, or whose slot was removed since, may count for any running slot at a node that slot's
-//   run obtained (collections hold their recorder by address); and the open engine bug
+//   run obtained (collections hold their recorder by address); and, only when
+//   `TRAITKIT_KNOWN_BUGS` names it, for an engine from before its fix, the bug
 //   `RMKnownBugs.nestedPassesForgetOuterInvalidations` (a slot that a nested pass invalidated may
-//   be invalidated once more by the outer pass) unless `TRAITKIT_STRICT=1`.
+//   be invalidated once more by the outer pass).
 // - Comparisons must return what the compared values say, and a kept collection must keep its
 //   values; a collection a run obtains must hold what the overrides, parents and base traits make
 //   (R6: the oracle's model of values, which reads no collection of a node, so that its checks
@@ -447,7 +448,7 @@ private final class TIRSequence {
   /// Whether handlers now and then call a slot's invalidation themselves, as if the engine had
   /// called it without a reason: the oracle must then report unjustified invalidations.
   private let noisy: Bool
-  /// The open engine bugs the oracle allows.
+  /// The engine bugs the oracle allows (`TRAITKIT_KNOWN_BUGS`; none by default).
   private let avoidedBugs = RMEnvironment.avoidedBugs
   /// The graphs: most nodes start in the first; moves take nodes to the other and back.
   private let graphs = [TraitGraph(), TraitGraph()]

@@ -288,12 +288,13 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   /// a node the round passed without calling anything there or below.
   static let passedNodesCalledInTheSameRound = RMKnownBugs(rawValue: 1 << 4)
 
-  /// Open: a pass invalidated a slot a second time after a pass nested in it had invalidated it.
+  /// Fixed: a pass invalidated a slot a second time after a pass nested in it had invalidated it.
   ///
   /// The nested pass is another graph's, which an invalidation or a handler runs. The outer pass
   /// invalidated the slot again when it visited another node whose change the slot read: the
   /// slot's record keeps only the last pass that invalidated it (R11: at most once per pass).
   /// Found by the tracking test with changes in runs; repro in `NestedPassInvalidationTests`.
+  /// The record now keeps the passes around that invalidated it, while they run.
   ///
   /// Avoided by that test's oracle, which then allows one more invalidation of the slot in the
   /// outer pass (still checked against the values the slot read).
@@ -310,7 +311,7 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   ]
 
   /// The bugs still open, which the default run steers around.
-  static let open: RMKnownBugs = [.nestedPassesForgetOuterInvalidations]
+  static let open: RMKnownBugs = []
 
   static let all = RMKnownBugs(named.map(\.bug))
 
