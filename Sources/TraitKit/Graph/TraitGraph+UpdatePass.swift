@@ -597,6 +597,17 @@ extension TraitGraph {
             tracking.invalidate(node, current: $0, pass: _passNumber, recyclingInto: self)
           }
         }
+        // R10, R11: an invalidation that took the node out of this graph ended its slots'
+        // invalidations here, before some were compared: what this visit had to tell them waits
+        // at the node for a pass of the graph it is in then, as `_deliver` keeps it for
+        // registrations. The move marks only the moved subtree's root, and an override between
+        // that root and the node keeps from the node a change that this visit took (one that
+        // the node's own move under that override made): a slot compared before that move
+        // missed its invalidation.
+        if _epoch != storageEpoch, !node._isIn(self) {
+          node._keepPending(pending)
+          return
+        }
       }
       guard let observers = node._observers, pending.intersects(observers.observed) else {
         return

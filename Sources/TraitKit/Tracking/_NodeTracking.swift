@@ -70,8 +70,9 @@ final class _NodeTracking {
   /// `current` is the node's collection as the pass's visit found it. An invalidation that
   /// changes values or the tree makes the slots after it compare with the node's collection as
   /// it is then; one that detaches the node or moves it to another graph ends the node's
-  /// invalidations in this pass (R10, R11): the move left every trait pending where it went, so
-  /// its other slots hear of the change once, in the pass of the graph the node is in.
+  /// invalidations in this pass (R10, R11): the visit keeps what it had to deliver pending at
+  /// the node (see `TraitGraph._visit`), so its other slots hear of the change once, in the pass
+  /// of the graph the node is in.
   ///
   /// A baseline that a slot stops using, when the slot held its last reference, goes to the
   /// recycling list of `graph`, the graph whose pass runs, and becomes a spare when the pass
