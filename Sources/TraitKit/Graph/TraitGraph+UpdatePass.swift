@@ -522,6 +522,31 @@ extension TraitGraph {
     if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
   }
 
+  /// Gives the nodes of `subtree`, which leaves this graph while a round walks it, back the changes
+  /// the round took from them and has not delivered yet: those of the node it visits and of the
+  /// frames on its path, which it carries to their later observers and down their subtrees.
+  ///
+  /// R5: the round no longer delivers them there (R10), and the move marks every trait pending
+  /// at the subtree's root only: an override below the root shields the nodes under it from that
+  /// mark, so without them a pass of the graph the subtree joins (one that user code runs at
+  /// once, inside this pass, too) would not hear of those changes, and nothing would ask it for
+  /// another pass that does (`CrossGraphNestedPassPendingTests`). What came from above the root
+  /// is stale, and the root's mark covers it anyway.
+  @inline(never)
+  func _returnTakenChanges(within subtree: TraitNode) {
+    func isInSubtree(_ node: TraitNode) -> Bool { node === subtree || node._hasAncestor(subtree) }
+    if let current = _walkCurrent {
+      current._withUnsafeGuaranteedRef { if isInSubtree($0) { $0._keepPending(_visitPending) } }
+    }
+    guard let top = _walkStack.topIndex else { return }
+    for position in 0...top {
+      let pending = _walkStack[position].pending
+      _walkStack[position].node._withUnsafeGuaranteedRef {
+        if isInSubtree($0) { $0._keepPending(pending) }
+      }
+    }
+  }
+
   /// Marks every node on the walk's path as having a pending descendant, so that the next round
   /// reaches a child this round skipped with changes still pending.
   @inline(never)
@@ -569,10 +594,12 @@ extension TraitGraph {
     // two until it deinitializes (traitkit-bench S2).
     reference._withUnsafeGuaranteedRef { node in
       _visitWidening = .none
+      _visitPending = pending
       defer {
         // What handlers changed here, or above, during the visit reaches the subtree this round.
         pending |= node._pending | (_visitWidening & ~node._shield)
         _visitWidening = .none
+        _visitPending = .none
       }
       defer { node._observedHere = node._ownObserved }
       // NB: the node's collection unretained: its owner (the node, an ancestor or the base

@@ -301,6 +301,9 @@ public final class TraitGraph {
   @exclusivity(unchecked) var _nodeLeftDuringRound = false
   /// The node whose registrations the round is calling, if any: its children come after them.
   @exclusivity(unchecked) var _walkCurrent: Unmanaged<TraitNode>?
+  /// The changes the round took to `_walkCurrent` when it began calling its tracking
+  /// invalidations and registrations (see `_returnTakenChanges(within:)`).
+  @exclusivity(unchecked) var _visitPending = _TraitFilter.none
   /// The marks (`TraitNode._roundMark`) of the running round that nodes had when they left this
   /// graph: another graph's pass may overwrite them, and they get them back if they return in
   /// the round.

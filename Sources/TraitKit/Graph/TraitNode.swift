@@ -1068,6 +1068,8 @@ open class TraitNode: TraitEnvironment {
       graph._liveNodes += nodes
       graph._liveRegistrations += registrations
     }
+    // R5: what the old graph's round took from the nodes on its path here waits where they go.
+    if let oldGraph, oldGraph._walkRound != 0 { oldGraph._returnTakenChanges(within: self) }
   }
 
   // MARK: - Invalidation
