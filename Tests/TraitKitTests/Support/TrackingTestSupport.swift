@@ -142,3 +142,71 @@ private final class TTThreadBody: Sendable {
 private final class TTThreadResult<Result: Sendable>: @unchecked Sendable {
   var value: Result?
 }
+
+/// A node whose tracked slots log their invalidations: the slot, the graph the node was in
+/// and the graph whose pass ran, by name (`InvalidationChangesTreeTests`,
+/// `MissedInvalidationTests`).
+final class LoggingNode: TraitNode {
+  /// The names of the graphs, and the passes running, innermost last.
+  final class World {
+    var graphs: [(name: String, graph: TraitGraph)] = []
+    var passes: [String] = []
+    var log: [String] = []
+
+    func graph(_ name: String, base: TraitCollection = TraitCollection()) -> TraitGraph {
+      let graph = TraitGraph(baseTraits: base)
+      graphs.append((name, graph))
+      return graph
+    }
+
+    /// Runs `graph`'s pass, noting it as running.
+    func pass(_ graph: TraitGraph) {
+      passes.append(name(of: graph))
+      defer { passes.removeLast() }
+      graph.updateTraitsIfNeeded()
+    }
+
+    func name(of graph: TraitGraph?) -> String {
+      graphs.first { $0.graph === graph }?.name ?? "detached"
+    }
+
+    /// The log so far, emptied.
+    func take() -> [String] {
+      defer { log = [] }
+      return log
+    }
+  }
+
+  unowned let world: World
+  /// What the invalidation of a slot does after logging, by slot name.
+  var onInvalidation: [String: (LoggingNode) -> Void] = [:]
+
+  init(_ world: World) {
+    self.world = world
+    super.init()
+  }
+
+  /// Tracks `slot`, reading what `body` reads; its invalidation logs
+  /// `slot in <node's graph> during <running pass>`.
+  func track(_ slot: String, _ body: @escaping (LoggingNode) -> Void) {
+    let invalidation: (TraitNode) -> Void = { node in
+      let node = node as! LoggingNode
+      var root: TraitNode = node
+      while let parent = root.traitParent { root = parent }
+      let graph = node.world.graphs.first { $0.graph.root === root }?.graph
+      node.world.log.append(
+        "\(slot) in \(node.world.name(of: graph)) during \(node.world.passes.last ?? "none")"
+      )
+      node.onInvalidation[slot]?(node)
+    }
+    withTraitTracking(slot: TraitTrackingSlot(slot), invalidation: invalidation, { body(self) })
+  }
+
+  func trackHorizontal(_ slot: String) {
+    track(slot) { _ = $0.traitCollection.horizontalSizeClass }
+  }
+
+  func trackVertical(_ slot: String) {
+    track(slot) { _ = $0.traitCollection.verticalSizeClass }
+  }
+}
