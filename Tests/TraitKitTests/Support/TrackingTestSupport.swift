@@ -145,7 +145,7 @@ private final class TTThreadResult<Result: Sendable>: @unchecked Sendable {
 
 /// A node whose tracked slots log their invalidations: the slot, the graph the node was in
 /// and the graph whose pass ran, by name (`InvalidationChangesTreeTests`,
-/// `MissedInvalidationTests`).
+/// `MissedInvalidationTests`; `NestedPassInvalidationTests` uses its `World` alone).
 final class LoggingNode: TraitNode {
   /// The names of the graphs, and the passes running, innermost last.
   final class World {

@@ -10,39 +10,13 @@ import TraitKit
 // invalidated it (`_TrackingRecord.invalidatedInPass`), so after the nested pass the outer one
 // invalidated the slot again when it visited another node the slot read.
 
-/// Graphs by name and the passes running, innermost last, with a log of the invalidations.
-private final class PassLog {
-  var graphs: [(name: String, graph: TraitGraph)] = []
-  var passes: [String] = []
-  var log: [String] = []
-
-  func graph(_ name: String, base: TraitCollection = TraitCollection()) -> TraitGraph {
-    let graph = TraitGraph(baseTraits: base)
-    graphs.append((name, graph))
-    return graph
-  }
-
-  /// Runs `graph`'s pass, noting it as running.
-  func pass(_ graph: TraitGraph) {
-    passes.append(graphs.first { $0.graph === graph }?.name ?? "?")
-    defer { passes.removeLast() }
-    graph.updateTraitsIfNeeded()
-  }
-
-  /// The log so far, emptied.
-  func take() -> [String] {
-    defer { log = [] }
-    return log
-  }
-}
-
 @Suite("Invalidations in nested passes")
 struct NestedPassInvalidationTests {
   @Test(
     "a slot invalidated in a pass and in a pass nested in it is not invalidated again in the first"
   )
   func slotInvalidatedInANestedPassIsNotInvalidatedAgainInTheOuterPass() {
-    let passes = PassLog()
+    let passes = LoggingNode.World()
     let first = passes.graph("A")
     let second = passes.graph(
       "B",
