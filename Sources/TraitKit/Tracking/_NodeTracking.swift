@@ -12,6 +12,11 @@ final class _NodeTracking {
   @exclusivity(unchecked) var watchers: ContiguousArray<_TraitReadRecorder> = []
   /// A superset of the traits the live watchers recorded.
   @exclusivity(unchecked) var observed = _TraitFilter.none
+  /// How many calls of `invalidate` are walking `watchers`.
+  ///
+  /// More than one when an invalidation runs a pass of another graph that visits the node. Only
+  /// the outermost purges dead watchers, so that each call further out keeps its position.
+  @exclusivity(unchecked) var invalidationDepth = 0
 
   /// Records removed while they were running, kept alive until their run ends.
   @exclusivity(unchecked) var retired: ContiguousArray<_TrackingRecord> = []
@@ -91,6 +96,8 @@ final class _NodeTracking {
     // (traitkit-bench S7).
     var current = Unmanaged.passUnretained(current)
     var epoch = graph._epoch
+    invalidationDepth += 1
+    defer { invalidationDepth -= 1 }
     while position < watchers.count {
       if graph._epoch != epoch {
         guard node._isIn(graph) else { break }
@@ -101,7 +108,10 @@ final class _NodeTracking {
       }
       let watcher = watchers[position]
       guard watcher.isLive else {
-        watchers.remove(at: position)
+        // NB: a nested call leaves dead watchers in place: removing one below the position of a
+        // call further out would move the next watcher onto a position that call has passed,
+        // and that call would skip it (`ReenteredInvalidationTests`).
+        if invalidationDepth == 1 { watchers.remove(at: position) } else { position += 1 }
         continue
       }
       position += 1
