@@ -1,0 +1,300 @@
+import Synchronization
+
+// A node's overrides: the in-place accessor, and the changes a write makes to the node's
+// collection and, in the next pass, to its subtree's.
+
+extension TraitNode {
+  /// The trait values this node sets for itself and its subtree.
+  ///
+  /// Effective values are in ``traitCollection`` at once; registrations hear of the change in the
+  /// next update pass. Writing the value an override already has does nothing.
+  public final var traitOverrides: TraitOverrides {
+    get {
+      guard let overrides = _overrides else { return TraitOverrides() }
+      var value = overrides.pointee
+      value._accessStamp = 0
+      return value
+    }
+    set {
+      // NB: no storage for overrides that stay empty: copying an empty value onto many nodes
+      // must not cost each of them (traitkit-bench S10).
+      guard _overrides != nil || !newValue._specified.isEmpty else { return }
+      var newValue = newValue
+      newValue._changed = .none
+      let overrides = _overrides ?? _makeOverrides()
+      newValue._accessStamp = 0
+      let changed = overrides.pointee.differences(from: newValue)
+      overrides.pointee = newValue
+      guard !changed.isEmpty else { return }
+      // NB: no code ran since the write, so no refresh applied it: no access stamp to compare.
+      _overridesDidChange(changed, to: overrides, accessStamp: .max)
+    }
+    @inlinable
+    _modify {
+      // NB: the node keeps its overrides' memory until it deinitializes, so the pointer stays
+      // valid for the access, whatever the code it yields to does to the tree. A mutation that
+      // changes nothing, such as removing an override the node does not have, still gives the
+      // node that memory: giving it back would cost every write a test (traitkit-bench S4).
+      let overrides = _overrides ?? _makeOverrides()
+      let stamp = TraitNode._nextOverridesAccessStamp()
+      overrides.pointee._accessStamp = stamp
+      // NB: deferred, so that an access that ends with an error thrown reports what it changed
+      // too.
+      defer {
+        // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned
+        // to, even with a value copied out of an earlier access — left another stamp, and no
+        // record of what changed.
+        if overrides.pointee._accessStamp != stamp {
+          _overridesDidChangeWhole(overrides, accessStamp: stamp)
+        } else if !overrides.pointee._changed.isEmpty {
+          _overridesDidChangeAfterModify(overrides, accessStamp: stamp)
+        }
+      }
+      yield &overrides.pointee
+    }
+  }
+
+  /// Gives this node its overrides' memory, on the first write to them: the overrides, then
+  /// ``_overridesAppliedAtStamp``, which a whole assignment of the overrides leaves alone.
+  @usableFromInline
+  final func _makeOverrides() -> UnsafeMutablePointer<TraitOverrides> {
+    let memory = UnsafeMutableRawPointer.allocate(
+      byteCount: Self._appliedAtStampOffset + MemoryLayout<UInt64>.size,
+      alignment: Swift.max(MemoryLayout<TraitOverrides>.alignment, MemoryLayout<UInt64>.alignment)
+    )
+    memory.storeBytes(of: 0, toByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+    let overrides = memory.bindMemory(to: TraitOverrides.self, capacity: 1)
+    overrides.initialize(to: TraitOverrides())
+    _overrides = overrides
+    return overrides
+  }
+
+  /// Where ``_overridesAppliedAtStamp`` lies in the overrides' memory.
+  @inline(__always) private static var _appliedAtStampOffset: Int {
+    (MemoryLayout<TraitOverrides>.size + MemoryLayout<UInt64>.alignment - 1)
+      & ~(MemoryLayout<UInt64>.alignment - 1)
+  }
+
+  /// The last overrides access stamp this thread had taken when a refresh last applied the
+  /// node's overrides (see `_nextOverridesAccessStamp()`); requires the overrides' memory.
+  ///
+  /// A refresh that applied them during an in-place access, from a read in the code the access
+  /// yields to, took place at or after the access's own stamp: the access's end cannot compare
+  /// its writes with the collection then. Kept beside the overrides, not in the node, so that
+  /// nodes that override nothing pay nothing for it (traitkit-bench S10).
+  final var _overridesAppliedAtStamp: UInt64 {
+    get {
+      UnsafeRawPointer(_overrides.unsafelyUnwrapped)
+        .load(fromByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+    }
+    set {
+      UnsafeMutableRawPointer(_overrides.unsafelyUnwrapped)
+        .storeBytes(of: newValue, toByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+    }
+  }
+
+  /// Takes the overrides that an in-place access replaced whole, which left no record of the
+  /// traits it changed.
+  @usableFromInline
+  final func _overridesDidChangeWhole(
+    _ overrides: UnsafeMutablePointer<TraitOverrides>,
+    accessStamp: UInt64
+  ) {
+    overrides.pointee._accessStamp = 0
+    overrides.pointee._changed = .none
+    // NB: the node's shield is still the old overrides': their exact traits, to which the
+    // overflow bit adds every other one they may have set.
+    let conservative =
+      _shield | overrides.pointee._specified.filter
+      | _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
+    let values = _valueChanges(under: overrides.pointee, among: nil, accessStamp: accessStamp)
+    _overridesDidChange(
+      values?.changed ?? conservative,
+      shield: overrides.pointee._shield,
+      refresh: values.map { !$0.restored.isEmpty } ?? true
+    )
+  }
+
+  /// A stamp no other in-place access of any node's overrides has had, on any thread.
+  ///
+  /// Each thread takes a block of 2³² stamps at a time from a process-wide counter, so that a
+  /// stamp costs a thread-local increment.
+  @usableFromInline
+  static func _nextOverridesAccessStamp() -> UInt64 {
+    let previous = _ThreadLocals.overridesAccessStamp
+    var stamp = previous &+ 1
+    if previous == 0 || stamp & 0xFFFF_FFFF == 0 {
+      stamp = _overridesAccessStampBlocks.wrappingAdd(1, ordering: .relaxed).newValue << 32 | 1
+    }
+    _ThreadLocals.overridesAccessStamp = stamp
+    return stamp
+  }
+
+  /// The blocks of stamps taken so far (see `_nextOverridesAccessStamp()`).
+  private static let _overridesAccessStampBlocks = Atomic<UInt64>(0)
+
+  /// Among `candidates` (every trait when nil), the traits whose values at this node differ under
+  /// the overrides `new` from its current collection's, and those whose stored values differ at
+  /// all, equal or not, which a refresh must store anew; nil when that cannot be told without
+  /// resolving: the node's collection or its parent's is not current, or does not apply the
+  /// node's old overrides, as when a refresh applied the new ones during the access whose stamp
+  /// is `accessStamp` (`.max` for no access).
+  ///
+  /// The overflow bit of `candidates`, which stands for every trait past the exact ones, is
+  /// kept in both as it is.
+  private final func _valueChanges(
+    under new: TraitOverrides,
+    among candidates: _TraitFilter?,
+    accessStamp: UInt64
+  ) -> (changed: _TraitFilter, restored: _TraitFilter)? {
+    guard _resolvedIsCurrent, !_overridesChanged, _overridesAppliedAtStamp < accessStamp else {
+      return nil
+    }
+    let inherited: Unmanaged<_Storage>
+    if let parent = _parentRef {
+      guard parent._withUnsafeGuaranteedRef({ $0._resolvedIsCurrent }) else { return nil }
+      inherited = parent._withUnsafeGuaranteedRef { $0._resolvedRef }
+    } else {
+      inherited = _baseCell.storage
+    }
+    // NB: loops without closures that capture, which a debug build would allocate a box for on
+    // each write (ZeroAllocationTests).
+    let old = _resolvedRef.takeUnretainedValue()
+    let source = inherited.takeUnretainedValue()
+    var changed = _TraitFilter.none
+    var restored = _TraitFilter.none
+    guard let candidates else {
+      for index in 0..<Swift.max(old.count, source.count, new._storage.count) {
+        Self._compare(at: index, in: old, under: new, over: source, &changed, &restored)
+      }
+      return (changed, restored)
+    }
+    let overflow = _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
+    changed = candidates & overflow
+    restored = changed
+    var low = candidates.low
+    while low != 0 {
+      Self._compare(
+        at: low.trailingZeroBitCount,
+        in: old,
+        under: new,
+        over: source,
+        &changed,
+        &restored
+      )
+      low &= low &- 1
+    }
+    var high = (candidates & ~overflow).high
+    while high != 0 {
+      Self._compare(
+        at: 64 + high.trailingZeroBitCount,
+        in: old,
+        under: new,
+        over: source,
+        &changed,
+        &restored
+      )
+      high &= high &- 1
+    }
+    return (changed, restored)
+  }
+
+  /// Adds the trait at `index` to `changed` when its value in `old` differs from what the
+  /// overrides `new` give over `inherited`, and to `restored` when its stored value does, equal
+  /// or not.
+  @inline(__always)
+  private static func _compare(
+    at index: Int,
+    in old: _Storage,
+    under new: TraitOverrides,
+    over inherited: _Storage,
+    _ changed: inout _TraitFilter,
+    _ restored: inout _TraitFilter
+  ) {
+    let source = new._specified.contains(index) ? new._storage : inherited
+    guard old.rawSlot(at: index).word != source.rawSlot(at: index).word else { return }
+    restored |= _TraitFilter(index: index)
+    if !old.slotEqual(at: index, to: source) { changed |= _TraitFilter(index: index) }
+  }
+
+  /// Consumes the change record that an in-place mutation of the overrides left.
+  @usableFromInline
+  final func _overridesDidChangeAfterModify(
+    _ overrides: UnsafeMutablePointer<TraitOverrides>,
+    accessStamp: UInt64
+  ) {
+    let changed = overrides.pointee._changed
+    overrides.pointee._changed = .none
+    _overridesDidChange(changed, to: overrides, accessStamp: accessStamp)
+  }
+
+  /// Takes the node's new overrides, at `new`, whose overrides of the traits in `changed` differ
+  /// from the old ones, and narrows `changed` to the traits whose values change, as far as can
+  /// be told without resolving.
+  ///
+  /// A trait overridden before and after changed value, since its override did; only one that
+  /// gained or lost its override may keep its value, which is compared (§4: a write that
+  /// changes no value costs no pass).
+  @inline(__always)
+  private final func _overridesDidChange(
+    _ changed: _TraitFilter,
+    to new: UnsafeMutablePointer<TraitOverrides>,
+    accessStamp: UInt64
+  ) {
+    // NB: read in place, not copied out, which would retain its storage (traitkit-bench S1).
+    let shield = new.pointee._shield
+    let flipped = changed & (shield ^ _shield)
+    guard !flipped.isEmpty,
+      let values = _valueChanges(under: new.pointee, among: flipped, accessStamp: accessStamp)
+    else {
+      return _overridesDidChange(changed, shield: shield)
+    }
+    _overridesDidChange(
+      changed & ~flipped | values.changed,
+      shield: shield,
+      refresh: !values.restored.isEmpty
+    )
+  }
+
+  /// Takes the node's new overrides, whose shield is `shield`, under which the values of the
+  /// traits in `changed` may differ, and those only; `refresh` says whether the node's collection
+  /// must be made anew, for values that changed or that are equal but stored differently (such as
+  /// `-0.0` and `0.0`, or values that a custom `valuesEqual` calls equal).
+  ///
+  /// With no value changed (R3: nothing is invalidated) the collection stays current; the next
+  /// refresh, after some other change, applies the new overrides. Only what the node shields may
+  /// differ, as for an override added with the value the node inherits: a change above that the
+  /// node's registrations have not heard of yet would no longer reach them through the shield,
+  /// so a trait newly shielded is pending here while a change of it is pending above, or may be
+  /// on its way down in a running pass.
+  final func _overridesDidChange(
+    _ changed: _TraitFilter,
+    shield: _TraitFilter,
+    refresh: Bool = true
+  ) {
+    let added = shield & ~_shield & ~changed
+    _shield = shield
+    // NB: even when no value changed: the collection may be the parent's, shared, which a
+    // refresh would keep for a node whose inherited collection stays (a node detached).
+    _overridesChanged = true
+    if refresh || !changed.isEmpty { _treeDidChange() }
+    let heldBack = added.isEmpty ? added : added & _changesPendingAbove(among: added)
+    if !(changed | heldBack).isEmpty { _markPending(changed | heldBack) }
+  }
+
+  /// The traits of `filter` that may be changing above this node without this node's subtree
+  /// having heard of it: those pending at an ancestor and not shielded on the way down, or all of
+  /// `filter` while a pass of the graph runs, whose walk carries changes down as it goes.
+  private final func _changesPendingAbove(among filter: _TraitFilter) -> _TraitFilter {
+    if let graph = _graphRef, graph._withUnsafeGuaranteedRef({ $0._isUpdating }) { return filter }
+    var reaching = _TraitFilter.none
+    var shield = _TraitFilter.none
+    var ancestor = _parent
+    while let node = ancestor {
+      reaching |= node._pending & ~shield
+      shield |= node._shield
+      ancestor = node._parent
+    }
+    return reaching & filter
+  }
+}
