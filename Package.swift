@@ -26,7 +26,8 @@ let package = Package(
       dependencies: ["CTraitKitShims"],
       swiftSettings: strictSettings
     ),
-    // Three C11 thread-local variables for TraitKit (Swift has none of its own); header only.
+    // C11 thread-local variables for TraitKit (Swift has none of its own) and a prefetch;
+    // header only.
     .systemLibrary(name: "CTraitKitShims", path: "Sources/CTraitKitShims"),
     .target(
       name: "TraitKitLegacy",

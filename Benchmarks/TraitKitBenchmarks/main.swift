@@ -69,6 +69,13 @@ var notes =
     "A wasted callback is a legacy call to a node that uses none of the traits that changed; "
       + "ratios are legacy over traitkit, medians of this same run.",
   ]
+if let mebibytes = options.contention {
+  notes.append(
+    "--contend \(mebibytes): a thread streamed through \(mebibytes) MiB on another core during "
+      + "the run, probes included, as a busy neighbour would; the memory-bound ratios show a "
+      + "contended shared cache."
+  )
+}
 if isDebugBuild { notes.insert("DEBUG BUILD: timings are not representative.", at: 0) }
 if TraitGraph._internalChecksEnabled {
   notes.insert("INTERNAL CHECKS ON: timings are not representative.", at: 0)
@@ -93,16 +100,26 @@ var runner = Runner(preset: options.preset, samples: options.samples) { label in
   printError(String(format: "[%6.1fs] %@", elapsed, label))
 }
 runner.contenders = options.contenders
+if options.contention != nil, ProcessInfo.processInfo.activeProcessorCount < 2 {
+  printError("error: --contend needs a second core for its thread; this host has one")
+  exit(2)
+}
+let contention = options.contention.map {
+  printError("cache contention: streaming through \($0) MiB on another thread")
+  return CacheContention(mebibytes: $0)
+}
 printError("load-latency probe (before)")
 let latencyBefore = LoadLatencyProbe.describe(LoadLatencyProbe.measure())
 for scenario in scenarios { runner.run(scenario) }
 printError("load-latency probe (after)")
 let latencyAfter = LoadLatencyProbe.describe(LoadLatencyProbe.measure())
+contention?.stop()
 
 let host = Host.current(
   preset: options.preset,
   samples: runner.samples,
-  loadLatency: (latencyBefore, latencyAfter)
+  loadLatency: (latencyBefore, latencyAfter),
+  contention: options.contention
 )
 let report = Report(
   host: host,

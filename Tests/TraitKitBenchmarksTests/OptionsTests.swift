@@ -15,6 +15,7 @@ struct OptionsTests {
     #expect(options.svg == nil)
     #expect(options.samples == nil)
     #expect(options.contenders.isEmpty)
+    #expect(options.contention == nil)
   }
 
   @Test("every option is read, scenario names in any case and repeated flags accumulating")
@@ -22,7 +23,7 @@ struct OptionsTests {
     let options = try Options.parse([
       "--scenario", "s1,S2", "--scenario", "theme", "--smoke", "--samples", "4",
       "--contender", "floor,traitkit", "--format", "json", "--output", "out.json", "--svg",
-      "chart.svg",
+      "chart.svg", "--contend", "32",
     ])
     #expect(options.command == .run)
     #expect(options.scenarios == ["S1", "S2", "THEME"])
@@ -32,6 +33,7 @@ struct OptionsTests {
     #expect(options.format == .json)
     #expect(options.output == "out.json")
     #expect(options.svg == "chart.svg")
+    #expect(options.contention == 32)
   }
 
   @Test(
@@ -56,6 +58,10 @@ struct OptionsTests {
         "--output and --svg name the same file, ./same.out: the chart would replace the report"
       ),
       (["--fast"], "unknown argument '--fast'"),
+      (["--contend", "0"], "--contend takes a size in MiB from 1 to 4096, not '0'"),
+      (["--contend", "4097"], "--contend takes a size in MiB from 1 to 4096, not '4097'"),
+      (["--contend", "lots"], "--contend takes a size in MiB from 1 to 4096, not 'lots'"),
+      (["--contend"], "--contend needs a value"),
       (
         ["compare", "--svg", "chart.svg"],
         "--svg charts the S1 fan-out of a run; compare has no fan-out to chart"

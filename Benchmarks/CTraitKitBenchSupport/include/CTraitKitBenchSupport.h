@@ -23,4 +23,11 @@ size_t tkb_heap_bytes_in_use(void);
 /// Returns freed heap memory to the system where supported (malloc_trim), for stable readings.
 void tkb_trim_heap(void);
 
+/// The CPU the calling thread runs on, or -1 where the platform does not say.
+int tkb_current_cpu(void);
+
+/// Lets the calling thread run on any of the host's CPUs but `cpu`, even when the process was
+/// restricted to `cpu` (`taskset`); returns 0, or -1 when the platform or the host refuses.
+int tkb_leave_cpu(int cpu);
+
 #endif

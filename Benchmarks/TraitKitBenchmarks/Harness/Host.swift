@@ -15,11 +15,14 @@ struct Host {
   /// `LoadLatencyProbe`'s readings before and after the run, as it describes them.
   var loadLatencyBefore = ""
   var loadLatencyAfter = ""
+  /// The MiB that `--contend` streamed through during the run, if any.
+  var contention: Int?
 
   static func current(
     preset: SizePreset,
     samples: Int,
-    loadLatency: (before: String, after: String)
+    loadLatency: (before: String, after: String),
+    contention: Int? = nil
   ) -> Host {
     let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     let model =
@@ -38,7 +41,8 @@ struct Host {
       samples: samples,
       allocationCounting: Allocations.isCounting,
       loadLatencyBefore: loadLatency.before,
-      loadLatencyAfter: loadLatency.after
+      loadLatencyAfter: loadLatency.after,
+      contention: contention
     )
   }
 
@@ -49,6 +53,7 @@ struct Host {
       ("configuration", configuration), ("date", date), ("preset", preset),
       ("samples", "\(samples)"), ("allocation_counting", "\(allocationCounting)"),
       ("load_latency_ns_before", loadLatencyBefore), ("load_latency_ns_after", loadLatencyAfter),
+      ("cache_contention_mib", contention.map { "\($0)" } ?? "none"),
     ]
   }
 }

@@ -15,6 +15,8 @@ struct Options {
   var svg: String?
   var samples: Int?
   var contenders: Set<Contender> = []
+  /// The MiB a background thread streams through during the run (`--contend`), if any.
+  var contention: Int?
 
   static let usage = """
     USAGE: traitkit-bench [compare] [options]
@@ -34,6 +36,9 @@ struct Options {
       --samples N           Timed samples per contender and point.
       --contender C[,C…]    Measure only these contenders (floor, traitkit, traitkit-legacy,
                             observation, notificationcenter), e.g. for profiling.
+      --contend MIB         While measuring, stream through MIB of memory (1–4096) on another
+                            core, as a busy neighbour would: shows S6 and S8 under a contended
+                            shared cache (compare the load-latency probe in the header).
       --format FORMAT       table (default), markdown, csv or json.
       --output FILE         Write the report to FILE instead of standard output.
       --svg FILE            Also draw a log-log chart of ns per callback against observer count
@@ -93,6 +98,12 @@ struct Options {
           }
           options.contenders.insert(contender)
         }
+      case "--contend":
+        let text = try value()
+        guard let mebibytes = Int(text), CacheContention.sizes.contains(mebibytes) else {
+          throw UsageError("--contend takes a size in MiB from 1 to 4096, not '\(text)'")
+        }
+        options.contention = mebibytes
       case "--output": options.output = try value()
       case "--svg": options.svg = try value()
       case "--help", "-h": throw UsageError(nil)
