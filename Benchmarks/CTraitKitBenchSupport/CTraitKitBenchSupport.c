@@ -1,4 +1,7 @@
-// Exact allocation counting for traitkit-bench.
+// Exact allocation counting for traitkit-bench, and the CPU affinity of its `--contend` thread.
+//
+// NB: one C file: with a second one in this target, valgrind 3.19 gave up on the executable's
+// debug information ("Possibly corrupted debuginfo file"), and callgrind with it.
 //
 // On glibc, the executable defines malloc/calloc/realloc/free and the aligned allocators and
 // forwards them to glibc's internal entry points; the dynamic linker binds every library of the
@@ -95,5 +98,37 @@ uint64_t tkb_thread_allocation_count(void) { return 0; }
 int tkb_counts_allocations(void) { return 0; }
 size_t tkb_heap_bytes_in_use(void) { return 0; }
 void tkb_trim_heap(void) {}
+
+#endif
+
+// Which CPU a thread runs on, and moving a thread off one, for `--contend`'s thread.
+//
+// NB: glibc declares `sched_getcpu` and `sched_setaffinity` only under `_GNU_SOURCE`: they are
+// declared here by hand, and the mask is plain words, as the kernel takes it.
+#if defined(__linux__)
+#include <stdint.h>
+#include <sys/types.h>
+
+extern int sched_getcpu(void);
+extern int sched_setaffinity(pid_t pid, size_t size, const void *mask);
+
+int tkb_current_cpu(void) { return sched_getcpu(); }
+
+int tkb_leave_cpu(int cpu) {
+  // Every CPU the kernel can name but `cpu` (glibc's 1,024): the process's own mask may hold
+  // `cpu` alone (`taskset`).
+  uint64_t others[16];
+  for (int word = 0; word < 16; word++) others[word] = ~(uint64_t)0;
+  if (cpu >= 0 && cpu < 1024) others[cpu / 64] &= ~((uint64_t)1 << (cpu % 64));
+  return sched_setaffinity(0, sizeof others, others);
+}
+
+#else
+
+int tkb_current_cpu(void) { return -1; }
+int tkb_leave_cpu(int cpu) {
+  (void)cpu;
+  return -1;
+}
 
 #endif
