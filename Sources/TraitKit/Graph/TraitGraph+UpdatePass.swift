@@ -519,7 +519,7 @@ extension TraitGraph {
   @inline(never)
   private func _keepPending(_ reaching: _TraitFilter, atGonePast child: TraitNode) {
     child._keepPending(reaching)
-    if !child._pending.isEmpty || child._hasPendingBelow { _markWalkPathPendingBelow() }
+    if !child._pending.isEmpty || child._hasPendingBelow { _markPendingBelow(above: child) }
   }
 
   /// Gives the nodes of `subtree`, which leaves this graph while a round walks it, back the changes
@@ -547,13 +547,20 @@ extension TraitGraph {
     }
   }
 
-  /// Marks every node on the walk's path as having a pending descendant, so that the next round
+  /// Marks every ancestor of `child` as having a pending descendant, so that the next round
   /// reaches a child this round skipped with changes still pending.
-  @inline(never)
-  private func _markWalkPathPendingBelow() {
-    guard let top = _walkStack.topIndex else { return }
-    for position in 0...top {
-      _walkStack[position].node._withUnsafeGuaranteedRef { $0._hasPendingBelow = true }
+  ///
+  /// The ancestors `child` has now, not the walk's path: a handler may have moved a node of the
+  /// path, even into another graph, whose later changes below it would then stop at its mark and
+  /// never reach its new root (R5, R10; `MovedWalkPathTests`). All of them, without stopping at
+  /// a marked one: the walk clears the marks of the nodes it goes into.
+  private func _markPendingBelow(above child: TraitNode) {
+    var ancestor = child._parentRef
+    while let node = ancestor {
+      ancestor = node._withUnsafeGuaranteedRef {
+        $0._hasPendingBelow = true
+        return $0._parentRef
+      }
     }
   }
 
