@@ -300,6 +300,22 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
   /// outer pass (still checked against the values the slot read).
   static let nestedPassesForgetOuterInvalidations = RMKnownBugs(rawValue: 1 << 5)
 
+  /// Fixed: a round marked every node on its walk's path as having a pending change below it when
+  /// it left a change pending at a node it went past, a node that a handler moved off that path
+  /// since included.
+  ///
+  /// Such a node, moved into another graph (or elsewhere), then claimed a pending change below it
+  /// that its new ancestors did not: the marks of later changes below it stopped there, the
+  /// graph's root never heard of them, and its passes found nothing to do — registrations and
+  /// slots there missed those changes, and the graph asked for no pass that would deliver them
+  /// (R5, R10, R11). Found by the tracking test with changes in runs once invalidations took
+  /// nodes to the other graph and back; repro in `MovedWalkPathTests`. The round now marks the
+  /// node's ancestors as they are.
+  ///
+  /// Avoided by that test's generator, which, while a pass runs, then moves and detaches no node
+  /// that has had children since the passes began (any of them may be on a walk's path).
+  static let walkPathMarksMovedNodes = RMKnownBugs(rawValue: 1 << 6)
+
   /// Every known bug, with its name.
   static let named: [(bug: RMKnownBugs, name: String)] = [
     (.registrationsBehindTheWalk, "registrationsBehindTheWalk"),
@@ -308,6 +324,7 @@ struct RMKnownBugs: OptionSet, Sendable, CustomStringConvertible {
     (.detachedNodesHearDuringThePass, "detachedNodesHearDuringThePass"),
     (.passedNodesCalledInTheSameRound, "passedNodesCalledInTheSameRound"),
     (.nestedPassesForgetOuterInvalidations, "nestedPassesForgetOuterInvalidations"),
+    (.walkPathMarksMovedNodes, "walkPathMarksMovedNodes"),
   ]
 
   /// The bugs still open, which the default run steers around.
