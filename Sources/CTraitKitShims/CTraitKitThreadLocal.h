@@ -6,21 +6,15 @@
 // call on every tracked read. A C11 `_Thread_local` read through an inline accessor compiles to a
 // single load.
 //
-// Header only, compiled by the Swift compiler's C importer into the Swift objects that use it,
-// so that the library carries no separately compiled C object (whose DWARF 5 debug information
-// valgrind 3.19 cannot read). Each such object defines the variables weakly, and the linker keeps
-// one definition per process, like C++ inline variables.
+// Header only, compiled by the Swift compiler's C importer into the Swift objects that use it
+// (see `CTraitKitSharedDefinition.h`).
 
 #ifndef CTRAITKIT_THREAD_LOCAL_H
 #define CTRAITKIT_THREAD_LOCAL_H
 
-#pragma clang assume_nonnull begin
+#include "CTraitKitSharedDefinition.h"
 
-#if defined(_WIN32)
-#define CTRAITKIT_SHARED_DEFINITION __declspec(selectany)
-#else
-#define CTRAITKIT_SHARED_DEFINITION __attribute__((weak))
-#endif
+#pragma clang assume_nonnull begin
 
 /// The record of the innermost tracked closure running on this thread (an unretained
 /// `_TrackingRecord`), or NULL.

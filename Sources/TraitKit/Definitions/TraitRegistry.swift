@@ -1,3 +1,4 @@
+public import CTraitKitShims
 import Synchronization
 
 /// The process-wide table that gives every trait type a dense index.
@@ -149,12 +150,12 @@ enum _TraitRegistry {
   }
 
   private static func currentTable() -> UnsafePointer<UInt> {
-    if let table = UnsafePointer<UInt>(bitPattern: published.load(ordering: .acquiring)) {
+    if let table = UnsafePointer<UInt>(bitPattern: publishedTable()) {
       return table
     }
     // The first use of the registry: building the state registers the system traits.
     state.withLock { _ in }
-    return UnsafePointer<UInt>(bitPattern: published.load(ordering: .acquiring))!
+    return UnsafePointer<UInt>(bitPattern: publishedTable())!
   }
 
   // NB: in 64 bits on every platform: a 32-bit word would not hold the multiplier.
@@ -164,17 +165,12 @@ enum _TraitRegistry {
   }
 
   /// The address of the published table (0 before the first registration).
-  ///
-  /// NB: out of line so that inlinable callers need not see `Synchronization`, which TraitKit
-  /// imports internally.
-  // NB: `readonly`: it only loads, so that callers on the read path need not retain what they
-  // read from around the call (traitkit-bench S8).
-  @usableFromInline @_effects(readonly)
+  // NB: a C11 atomic (see `CTraitKitReadGate.h`), which a client's inlined read loads with one
+  // instruction; a Swift `Atomic` of this module costs a client a call (traitkit-bench S8).
+  @inlinable @inline(__always)
   static func publishedTable() -> UInt {
-    published.load(ordering: .acquiring)
+    UInt(ctraitkit_load_published_table())
   }
-
-  static let published = Atomic<UInt>(0)
   private static let state = Mutex(_RegistryState())
 }
 
@@ -242,6 +238,6 @@ private struct _RegistryState: ~Copyable {
       (boxed + info.index).initialize(to: info.isInline ? 0 : 1)
     }
     tables.append(table)
-    _TraitRegistry.published.store(UInt(bitPattern: table), ordering: .releasing)
+    ctraitkit_store_published_table(UInt(bitPattern: table))
   }
 }

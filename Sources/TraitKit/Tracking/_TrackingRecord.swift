@@ -1,4 +1,4 @@
-import Synchronization
+public import CTraitKitShims
 
 /// The record of one tracked slot of one node: its invalidation and the reads of its last run.
 @usableFromInline
@@ -368,7 +368,7 @@ final class _TrackingRecord {
   /// innermost out, that `recordRead` walks; each record is on it once, however many of its runs
   /// are under way, since each would answer alike.
   static func enter(_ record: _TrackingRecord) -> UnsafeMutableRawPointer? {
-    recordingScopes.wrappingAdd(1, ordering: .relaxed)
+    ctraitkit_add_recording_scopes(1)
     let enclosing = _ThreadLocals.activeRecord
     if record.runs == 1 {
       record.enclosing = enclosing
@@ -420,11 +420,8 @@ final class _TrackingRecord {
   /// Restores the record that `enter` hid.
   static func leave(restoring enclosing: UnsafeMutableRawPointer?) {
     _ThreadLocals.activeRecord = enclosing
-    recordingScopes.wrappingSubtract(1, ordering: .relaxed)
+    ctraitkit_add_recording_scopes(-1)
   }
-
-  /// The number of tracked closures running in the process, on any thread.
-  fileprivate static let recordingScopes = Atomic<Int>(0)
 
 }
 
@@ -432,11 +429,11 @@ final class _TrackingRecord {
 extension _TrackingRecord: Sendable {}
 
 /// Whether a tracked closure runs anywhere in the process (one relaxed atomic load).
-// NB: a free function that only reads memory, so that the read path's callers keep the node and
-// its collection unretained around it (traitkit-bench S8).
-@usableFromInline @_effects(readonly)
+// NB: a C11 atomic (see `CTraitKitReadGate.h`), which a client's inlined read loads with one
+// instruction; a Swift `Atomic` of this module costs a client a call (traitkit-bench S8).
+@inlinable @inline(__always)
 func _isRecordingTraitReadsAnywhere() -> Bool {
-  _TrackingRecord.recordingScopes.load(ordering: .relaxed) > 0
+  ctraitkit_is_recording_anywhere()
 }
 
 /// What the end of a tracked run leaves to do once its record is no longer used (see
