@@ -169,7 +169,7 @@ enum _TraitRegistry {
   // instruction; a Swift `Atomic` of this module costs a client a call (traitkit-bench S8).
   @inlinable @inline(__always)
   static func publishedTable() -> UInt {
-    UInt(ctraitkit_load_published_table())
+    ctraitkit_load_published_table()
   }
   private static let state = Mutex(_RegistryState())
 }

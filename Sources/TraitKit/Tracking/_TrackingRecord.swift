@@ -422,7 +422,6 @@ final class _TrackingRecord {
     _ThreadLocals.activeRecord = enclosing
     ctraitkit_add_recording_scopes(-1)
   }
-
 }
 
 @available(*, unavailable)

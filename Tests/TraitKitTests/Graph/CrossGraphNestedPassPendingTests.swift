@@ -48,8 +48,11 @@ private final class World {
 ///
 /// `shield` overrides the horizontal size class, and so does `node`, with another value. Both
 /// graphs are clean.
-private struct Tree {
-  let world = World()
+///
+/// A class, which the tests' handlers capture unowned: a handler that held the tree would hold
+/// the node that holds the handler, a cycle that would leak the tree.
+private final class Tree {
+  let world: World
   let first: TraitGraph
   let second: TraitGraph
   let mover = TraitNode()
@@ -57,6 +60,8 @@ private struct Tree {
   let node = TraitNode()
 
   init() {
+    let world = World()
+    self.world = world
     first = world.graph("A")
     second = world.graph("B")
     second.root.addTraitChild(mover)
@@ -87,7 +92,7 @@ struct CrossGraphNestedPassPendingTests {
     // grandparent into A and runs A's pass, as a host's layout might.
     tree.node.withTraitTracking(
       slot: TraitTrackingSlot("first"),
-      invalidation: { [unowned world] _ in
+      invalidation: { [unowned world, unowned tree] _ in
         world.note("first")
         tree.moveIntoFirstAndRunItsPass()
       },
@@ -119,7 +124,7 @@ struct CrossGraphNestedPassPendingTests {
     let tree = Tree()
     let world = tree.world
     tree.node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-      [unowned world] (_: TraitNode, _: TraitCollection) in
+      [unowned world, unowned tree] (_: TraitNode, _: TraitCollection) in
       world.note("first")
       tree.moveIntoFirstAndRunItsPass()
     }
@@ -152,7 +157,7 @@ struct CrossGraphNestedPassPendingTests {
     tree.shield.addTraitChild(sibling)
     tree.node.traitOverrides.remove(TraitHorizontalSizeClass.self)
     tree.node.registerForTraitChanges([TraitHorizontalSizeClass.self]) {
-      [unowned world] (_: TraitNode, _: TraitCollection) in
+      [unowned world, unowned tree] (_: TraitNode, _: TraitCollection) in
       world.note("node")
       tree.moveIntoFirstAndRunItsPass()
     }
