@@ -577,6 +577,9 @@ private final class TIRSequence {
   /// host starts while another graph's pass runs is nested in it.
   private var passes: [TIRPass] = []
   private var passing: Bool { !passes.isEmpty }
+  /// The nodes the pass may be visiting (see `runDuringPass(_:from:visiting:)`) while a run that
+  /// an invalidation or a handler started during it runs; empty outside such a run.
+  private var runVisiting: [Int] = []
   /// For each slot, what it read of each node since its last run began (see `TIRWatch`).
   private var watches: [TIRKey: [Int: TIRWatch]] = [:]
   /// For each running slot, what its run before read of the nodes this run has not read yet:
@@ -711,7 +714,7 @@ private final class TIRSequence {
         invalidate(fake, node: nodes[fake.node])
       }
       excursionDuringPass(from: key, visiting: [number], caller: "the handler")
-      runDuringPass(key, from: "a handler")
+      runDuringPass(key, from: "a handler", visiting: [number])
     }
   }
 
@@ -897,7 +900,7 @@ private final class TIRSequence {
     checked.remove(key)
     if running[key] != nil { spoiled.insert(key) }
     excursionDuringPass(from: key, visiting: visited, caller: "its invalidation")
-    runDuringPass(key, from: "its invalidation")
+    runDuringPass(key, from: "its invalidation", visiting: visited)
   }
 
   /// Checks that an invalidation of `key` in `pass` has a reason, and notes the baselines the
@@ -1079,7 +1082,9 @@ private final class TIRSequence {
 
   /// Now and then, runs `key` during the current pass, with a script of its own: its seed does
   /// not depend on the order in which the pass calls invalidations and handlers.
-  private func runDuringPass(_ key: TIRKey, from caller: String) {
+  ///
+  /// `visiting` names the nodes the pass may be visiting, which an excursion in the run takes.
+  private func runDuringPass(_ key: TIRKey, from caller: String, visiting: [Int]) {
     guard passing, running[key] == nil, runsLeftInPass > 0 else { return }
     inPassChances += 1
     var script = RMRandom(seed: RMRandom.seed(base: seed &+ UInt64(step), index: inPassChances))
@@ -1088,6 +1093,9 @@ private final class TIRSequence {
     count("run during a pass")
     let saved = (random: random, kept: kept, changed: changedInRun, read: readInRun, undo: undo)
     (random, kept, changedInRun, readInRun, undo) = (script, [], false, [], [])
+    let savedVisiting = runVisiting
+    runVisiting = visiting
+    defer { runVisiting = savedVisiting }
     log.append("    \(caller) runs \(key)")
     run(key, level: frames.count + 2)
     (random, kept, readInRun, undo) = (saved.random, saved.kept, saved.read, saved.undo)
@@ -1234,7 +1242,7 @@ private final class TIRSequence {
 
   /// Now and then, during a pass, makes an excursion from slot `key`'s invalidation or from a
   /// handler that runs it, with a script of its own, seeded like those of
-  /// `runDuringPass(_:from:)`; `visiting` names the node the pass may be visiting.
+  /// `runDuringPass(_:from:visiting:)`; `visiting` names the node the pass may be visiting.
   private func excursionDuringPass(from key: TIRKey, visiting: [Int], caller: String) {
     guard passing, excursionsLeftInPass > 0 else { return }
     excursionChances += 1
@@ -1383,7 +1391,11 @@ private final class TIRSequence {
     // take: elsewhere it is a move and a pass, which the run makes anyway.
     case ..<96 where passing:
       count("excursion in a run")
-      excursion(from: key, visiting: [readNode(for: key)], pad: pad)
+      excursion(
+        from: key,
+        visiting: runVisiting.isEmpty ? [readNode(for: key)] : runVisiting,
+        pad: pad
+      )
     default: readFresh(in: key, pad: pad)
     }
   }
