@@ -26,8 +26,8 @@ let package = Package(
       dependencies: ["CTraitKitShims"],
       swiftSettings: strictSettings
     ),
-    // C11 thread-local variables for TraitKit (Swift has none of its own) and a prefetch;
-    // header only.
+    // C11 thread-local variables for TraitKit (Swift has none of its own), a prefetch, and the
+    // read path's process-wide atomics, which a client's inlined read loads; header only.
     .systemLibrary(name: "CTraitKitShims", path: "Sources/CTraitKitShims"),
     .target(
       name: "TraitKitLegacy",

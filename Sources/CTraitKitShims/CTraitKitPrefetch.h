@@ -2,7 +2,7 @@
 // instruction (`prefetcht0` on x86-64, `prfm pldl1keep` on arm64) that never faults, whatever the
 // address.
 //
-// Header only, like `CTraitKitThreadLocal.h`, for the same reason.
+// Header only, like the others (see `CTraitKitSharedDefinition.h`).
 
 #ifndef CTRAITKIT_PREFETCH_H
 #define CTRAITKIT_PREFETCH_H

@@ -128,14 +128,32 @@ public struct TraitCollection: Sendable {
       )
     }
     guard let entry = _TraitRegistry.registeredEntry(of: T.self) else {
-      return Self._firstRead(T.self)
+      return Self._readUnlisted(
+        T.self,
+        of: Unmanaged.passUnretained(_storage),
+        count: Int(bitPattern: word &>> 1)
+      )
     }
     return _storage.value(T.self, entry: entry, count: Int(bitPattern: word &>> 1))
   }
 
-  /// A read of a trait type no collection holds yet, which registers it: its default value.
-  @inlinable @inline(never)
-  static func _firstRead<T: TraitDefinition>(_: T.Type) -> T.Value {
+  /// A read whose lookup found no entry for `T`: the first read of a type, which registers it
+  /// and gets its default value, or a read in a client with its own copy of the published
+  /// table's word, which finds `T` in TraitKit's table (see `CTraitKitReadGate.h`).
+  ///
+  /// - Precondition: `storage`, of `count` slots, is alive when the call begins.
+  // NB: out of line, so that the lookup here reads TraitKit's copy of the word.
+  @usableFromInline @inline(never)
+  static func _readUnlisted<T: TraitDefinition>(
+    _: T.Type,
+    of storage: Unmanaged<_Storage>,
+    count: Int
+  ) -> T.Value {
+    if let entry = _TraitRegistry.registeredEntry(of: T.self) {
+      return storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry, count: count) }
+    }
+    // NB: registering runs the type's witnesses, user code that may free `storage`; a type read
+    // for the first time has no value in any collection.
     _ = _TraitRegistry.index(of: T.self)
     return T.defaultValue
   }
@@ -154,8 +172,7 @@ public struct TraitCollection: Sendable {
     // no value in any collection, so that read does not touch `storage`; recording runs no
     // user code (traitkit-bench S7).
     guard let entry = _TraitRegistry.registeredEntry(of: T.self) else {
-      _TrackingRecord.recordDefaultRead(_TraitRegistry.index(of: T.self), through: recorder)
-      return T.defaultValue
+      return _recordedReadUnlisted(T.self, of: storage, by: recorder)
     }
     _TrackingRecord.recordRead(
       entry & ~_TraitRegistry.boxedFlag,
@@ -163,5 +180,27 @@ public struct TraitCollection: Sendable {
       of: storage
     )
     return storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry) }
+  }
+
+  /// `_recordedRead` when its lookup found no entry for `T` (see `_readUnlisted`).
+  ///
+  /// - Precondition: `storage` is alive when the call begins.
+  // NB: out of line, so that the lookup here reads TraitKit's copy of the word.
+  @usableFromInline @inline(never)
+  static func _recordedReadUnlisted<T: TraitDefinition>(
+    _: T.Type,
+    of storage: Unmanaged<_Storage>,
+    by recorder: Unmanaged<_TraitReadRecorder>
+  ) -> T.Value {
+    if let entry = _TraitRegistry.registeredEntry(of: T.self) {
+      _TrackingRecord.recordRead(
+        entry & ~_TraitRegistry.boxedFlag,
+        through: recorder,
+        of: storage
+      )
+      return storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry) }
+    }
+    _TrackingRecord.recordDefaultRead(_TraitRegistry.index(of: T.self), through: recorder)
+    return T.defaultValue
   }
 }

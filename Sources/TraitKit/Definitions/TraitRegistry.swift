@@ -166,7 +166,9 @@ enum _TraitRegistry {
 
   /// The address of the published table (0 before the first registration).
   // NB: a C11 atomic (see `CTraitKitReadGate.h`), which a client's inlined read loads with one
-  // instruction; a Swift `Atomic` of this module costs a client a call (traitkit-bench S8).
+  // instruction; a Swift `Atomic` of this module costs a client a call (traitkit-bench S8). A
+  // client with its own copy of the word reads 0: its reads find no entry, and look the trait
+  // up out of line, in TraitKit's table (`TraitCollection._readUnlisted`).
   @inlinable @inline(__always)
   static func publishedTable() -> UInt {
     ctraitkit_load_published_table()
@@ -239,5 +241,6 @@ private struct _RegistryState: ~Copyable {
     }
     tables.append(table)
     ctraitkit_store_published_table(UInt(bitPattern: table))
+    ctraitkit_open_read_gate()
   }
 }

@@ -20,7 +20,7 @@ extension TraitNode {
     // a value out of an addressor before it evaluates anything else, as it does for any value
     // it cannot prove unchanged (InPlaceReadLifetimeTests checks two reads in one expression).
     @inline(__always) unsafeAddress {
-      if _resolvedIsCurrent && !_isRecordingTraitReadsAnywhere() {
+      if _resolvedIsCurrent && _readGateIsOpen() {
         return _resolvedCollection
       }
       return _traitCollectionSlowPath()

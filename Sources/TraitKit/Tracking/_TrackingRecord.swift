@@ -356,7 +356,7 @@ final class _TrackingRecord {
 
   /// The innermost tracked closure running on this thread, if any (one thread-local load).
   ///
-  /// A read asks only once `_isRecordingTraitReadsAnywhere()` says some thread is recording.
+  /// A read asks only once it finds the read gate closed (see `_readGateIsOpen()`).
   @inline(__always) static var active: Unmanaged<_TrackingRecord>? {
     _ThreadLocals.activeRecord.map { Unmanaged.fromOpaque($0) }
   }
@@ -428,11 +428,19 @@ final class _TrackingRecord {
 extension _TrackingRecord: Sendable {}
 
 /// Whether a tracked closure runs anywhere in the process (one relaxed atomic load).
-// NB: a C11 atomic (see `CTraitKitReadGate.h`), which a client's inlined read loads with one
-// instruction; a Swift `Atomic` of this module costs a client a call (traitkit-bench S8).
-@inlinable @inline(__always)
+@inline(__always)
 func _isRecordingTraitReadsAnywhere() -> Bool {
   ctraitkit_is_recording_anywhere()
+}
+
+/// Whether a read may take its fast path: TraitKit opened the read gate, and no tracked closure
+/// runs anywhere in the process (one relaxed atomic load).
+// NB: a C11 atomic (see `CTraitKitReadGate.h`), which a client's inlined read loads with one
+// instruction; a Swift `Atomic` of this module costs a client a call (traitkit-bench S8). A
+// client with its own copy of the word finds the gate closed, and takes the slow path.
+@inlinable @inline(__always)
+func _readGateIsOpen() -> Bool {
+  ctraitkit_read_gate_is_open()
 }
 
 /// What the end of a tracked run leaves to do once its record is no longer used (see
