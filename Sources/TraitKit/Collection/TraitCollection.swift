@@ -174,6 +174,17 @@ public struct TraitCollection: Sendable {
     guard let entry = _TraitRegistry.registeredEntry(of: T.self) else {
       return _recordedReadUnlisted(T.self, of: storage, by: recorder)
     }
+    return _recordedRead(T.self, entry: entry, of: storage, by: recorder)
+  }
+
+  /// A recorded read of `T`, whose registry entry is `entry`.
+  @inlinable @inline(__always)
+  static func _recordedRead<T: TraitDefinition>(
+    _: T.Type,
+    entry: Int,
+    of storage: Unmanaged<_Storage>,
+    by recorder: Unmanaged<_TraitReadRecorder>
+  ) -> T.Value {
     _TrackingRecord.recordRead(
       entry & ~_TraitRegistry.boxedFlag,
       through: recorder,
@@ -193,12 +204,7 @@ public struct TraitCollection: Sendable {
     by recorder: Unmanaged<_TraitReadRecorder>
   ) -> T.Value {
     if let entry = _TraitRegistry.registeredEntry(of: T.self) {
-      _TrackingRecord.recordRead(
-        entry & ~_TraitRegistry.boxedFlag,
-        through: recorder,
-        of: storage
-      )
-      return storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry) }
+      return _recordedRead(T.self, entry: entry, of: storage, by: recorder)
     }
     _TrackingRecord.recordDefaultRead(_TraitRegistry.index(of: T.self), through: recorder)
     return T.defaultValue
