@@ -61,7 +61,7 @@ var notes =
     "S6 and S8 are memory-bound: their ratios grow when the host's other tenants leave this "
       + "process less shared cache. load_latency_ns is a dependent load's latency by "
       + "working-set size before and after the run: a jump to memory latency at 4 or 8 MiB "
-      + "means a squeezed run.",
+      + "means a squeezed run, which the targets section judges at its end.",
   ]
   : [
     "Every sample's callback count is checked, and after each sample one untimed cycle checks "
@@ -109,16 +109,16 @@ let contention = options.contention.map {
   return CacheContention(mebibytes: $0)
 }
 printError("load-latency probe (before)")
-let latencyBefore = LoadLatencyProbe.describe(LoadLatencyProbe.measure())
+let latencyBefore = LoadLatencyProbe.measure()
 for scenario in scenarios { runner.run(scenario) }
 printError("load-latency probe (after)")
-let latencyAfter = LoadLatencyProbe.describe(LoadLatencyProbe.measure())
+let latencyAfter = LoadLatencyProbe.measure()
 contention?.stop()
 
 let host = Host.current(
   preset: options.preset,
   samples: runner.samples,
-  loadLatency: (latencyBefore, latencyAfter),
+  loadLatency: (LoadLatencyProbe.describe(latencyBefore), LoadLatencyProbe.describe(latencyAfter)),
   contention: options.contention
 )
 let report = Report(
@@ -126,7 +126,8 @@ let report = Report(
   results: runner.results,
   summaries: summaries,
   notes: notes,
-  targets: options.command == .run ? Targets.judge(runner.results, failures: runner.failures) : []
+  targets: options.command == .run ? Targets.judge(runner.results, failures: runner.failures) : [],
+  cache: CacheSqueeze(before: latencyBefore, after: latencyAfter)
 )
 let text = report.render(options.format)
 /// Failures to write what the options asked for; the run still writes the rest and checks counts.

@@ -13,6 +13,8 @@ struct Report {
   let notes: [String]
   /// The targets, judged against these results (see ``Targets``).
   var targets: [TargetVerdict] = []
+  /// How much of the shared cache the run had, when the probe could tell (see ``CacheSqueeze``).
+  var cache: CacheSqueeze? = nil
 
   func render(_ format: OutputFormat) -> String {
     switch format {
@@ -169,6 +171,9 @@ struct Report {
     out += markdown ? markdownTable(headers, rows) : textTable(headers, rows, leftColumns: 3)
     let met = targets.count { $0.met }
     out += (markdown ? "\n" : "") + "\(met) of \(targets.count) targets met\n"
+    if let cache {
+      out += (markdown ? "\n" : "") + cache.sentence(misses: targets.filter { !$0.met }) + "\n"
+    }
     return out
   }
 
@@ -299,9 +304,18 @@ struct Report {
         "bound": verdict.bound,
         "comparison": verdict.atMost ? "<=" : ">=",
         "met": verdict.met,
+        "memory_bound": verdict.isMemoryBound,
       ]
     }
-    let object: [String: Any] = ["host": hostObject, "results": entries, "targets": verdicts]
+    var object: [String: Any] = ["host": hostObject, "results": entries, "targets": verdicts]
+    if let cache {
+      object["cache"] = [
+        "mib": CacheSqueeze.mebibytes,
+        "squeeze_before": cache.before,
+        "squeeze_after": cache.after,
+        "regime": cache.regime.rawValue,
+      ]
+    }
     guard
       let data = try? JSONSerialization.data(
         withJSONObject: object,

@@ -13,6 +13,9 @@ struct TargetVerdict {
   let bound: Double
   /// Whether the figure must be at most the bound (a cost) or at least (a speed-up).
   let atMost: Bool
+  /// Whether the figure follows how much of the shared cache the run had (S6 register+cancel,
+  /// S8): contenders of different footprints, over working sets larger than a core's own cache.
+  var isMemoryBound = false
 
   var met: Bool { atMost ? measured <= bound : measured >= bound }
 
@@ -81,7 +84,12 @@ enum Targets {
       )
     }
     for point in judge.points("S6", .traitkit) where point.param("nodes") != nil {
-      verdicts += judge.ratio(point, atMost: 2, "traitkit ÷ floor, register+cancel")
+      verdicts += judge.ratio(
+        point,
+        atMost: 2,
+        "traitkit ÷ floor, register+cancel",
+        memoryBound: true
+      )
       verdicts += judge.speedUp(point, over: .notificationCenter, atLeast: 5)
     }
     for point in judge.points("S7", .traitkit) where point.param("mode") == 0 {
@@ -100,7 +108,7 @@ enum Targets {
       }
     }
     for point in judge.points("S8", .traitkit) {
-      verdicts += judge.ratio(point, atMost: 1.5, "traitkit ÷ floor, read")
+      verdicts += judge.ratio(point, atMost: 1.5, "traitkit ÷ floor, read", memoryBound: true)
     }
     for point in judge.points("S9", .traitkit) {
       if let legacy = judge.peer(of: point, .traitkitLegacy) {
@@ -172,7 +180,12 @@ enum Targets {
     }
 
     /// The point's ratio to the floor, at most `bound`.
-    func ratio(_ point: PointResult, atMost bound: Double, _ figure: String) -> [TargetVerdict] {
+    func ratio(
+      _ point: PointResult,
+      atMost bound: Double,
+      _ figure: String,
+      memoryBound: Bool = false
+    ) -> [TargetVerdict] {
       guard let ratio = point.ratioToFloor else { return [] }
       return [
         TargetVerdict(
@@ -181,7 +194,8 @@ enum Targets {
           point: point.paramsDescription,
           measured: ratio,
           bound: bound,
-          atMost: true
+          atMost: true,
+          isMemoryBound: memoryBound
         )
       ]
     }
