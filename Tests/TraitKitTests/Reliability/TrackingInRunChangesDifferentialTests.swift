@@ -25,9 +25,10 @@ import TraitKit
 // returned; for a comparison, the traits it reads with the values of the compared collection),
 // each with the collection it was read through, and the passes under way.
 //
-// - Missed invalidations: after every pass of a graph, a slot not invalidated since its last run
-//   must still find each of those values at every node it read that is in that graph. Before the
-//   pass, such a changed value means that the graph must have asked for a pass.
+// - Missed invalidations: after each of the sequence's passes of a graph (`passAndCheck`), a
+//   slot not invalidated since its last run must still find each of those values at every node
+//   it read that is in that graph. Before the pass, such a changed value means that the graph
+//   must have asked for a pass.
 // - Each invalidation runs in a pass (the innermost under way), calls the slot's node, and hits a
 //   slot that is not removed, at most once per pass unless the slot ran since (R11). Its reason
 //   must be a node the slot read that is in that pass's graph at that moment (R10: a node that left
@@ -397,14 +398,8 @@ private struct TIRWatch {
   /// an invalidation of the slot, and at each change during the passes that invalidated it.
   var swaps: [TIRSource] = []
 
-  /// Whether, with the node's values `now`, the pass that visits the node may run the slot's
-  /// invalidation (R11).
-  ///
-  /// It may when a value read differs now from the value the run recorded; when a trait read
-  /// differs now from a collection a pass may have made the baseline; or when the run read the
-  /// node through collections that may store a trait read differently (its reads are then mixed
-  /// values that no one collection holds: the next pass that visits the node invalidates the
-  /// slot, see `_TraitReadRecorder.readMixedValues`).
+  /// Notes a read of `trait` that returned `value` through `source`; `direct`: it went through
+  /// the collection's subscript and is recorded for certain (see `mustDiffer(from:)`).
   mutating func note(_ trait: TIRTrait, _ value: Int, _ source: TIRSource, direct: Bool) {
     traits.insert(trait)
     if direct { directTraits.insert(trait) }
@@ -433,6 +428,14 @@ private struct TIRWatch {
     }
   }
 
+  /// Whether, with the node's values `now`, the pass that visits the node may run the slot's
+  /// invalidation (R11).
+  ///
+  /// It may when a value read differs now from the value the run recorded; when a trait read
+  /// differs now from a collection a pass may have made the baseline; or when the run read the
+  /// node through collections that may store a trait read differently (its reads are then mixed
+  /// values that no one collection holds: the next pass that visits the node invalidates the
+  /// slot, see `_TraitReadRecorder.readMixedValues`).
   func justifies(_ now: [Int]) -> Bool {
     if reads.contains(where: { $0.value != now[$0.trait.rawValue] }) { return true }
     if swaps.contains(where: { swap in
@@ -533,7 +536,10 @@ private final class TIRSequence {
   /// Whether handlers now and then call a slot's invalidation themselves, as if the engine had
   /// called it without a reason: the oracle must then report unjustified invalidations.
   private let noisy: Bool
-  /// The engine bugs the oracle allows (`TRAITKIT_KNOWN_BUGS`; none by default).
+  /// The known engine bugs the sequence steers around (`RMEnvironment.avoidedBugs`: the open
+  /// ones, none now, unless `TRAITKIT_STRICT` or `TRAITKIT_KNOWN_BUGS` says otherwise): the
+  /// oracle allows one more invalidation after a nested pass, and the generator moves no node
+  /// that may be on a walk's path during a pass.
   private let avoidedBugs = RMEnvironment.avoidedBugs
   /// The graphs: most nodes start in the first; moves take nodes to the other and back.
   private let graphs = [TraitGraph(), TraitGraph()]
@@ -616,6 +622,8 @@ private final class TIRSequence {
   private var runActivity: [TIRKey: Int] = [:]
   /// The nodes that have had children since the outermost pass under way began: any of them may
   /// be on the path of a walk (`RMKnownBugs.walkPathMarksMovedNodes`).
+  ///
+  /// Kept only when the sequence steers around that bug; empty otherwise.
   private var mayBeOnAWalk: Set<Int> = []
   /// Whether the oracle checks that the invalidations at a node come before its registrations:
   /// not in a noisy sequence, whose handlers' invalidations make it think that baselines moved.
@@ -759,10 +767,11 @@ private final class TIRSequence {
     }
   }
 
-  /// Runs some of the slots invalidated since their last run, as a host's layout does.
+  /// Runs some of the slots invalidated or removed since their last run, as a host's layout does.
   ///
-  /// Half of them run the script of their last run again, which reads the same traits of the same
-  /// nodes as long as the trees keep their shape: the path that records nothing new.
+  /// Half of them run again the script of their last run from outside any other (`scripts`), if
+  /// any, which reads the same traits of the same nodes as long as the trees keep their shape:
+  /// the path that records nothing new.
   private func layout() {
     let stale = ran.subtracting(checked).sorted()
     guard !stale.isEmpty else { return }
@@ -774,15 +783,15 @@ private final class TIRSequence {
 
   /// Runs `key` from outside any run, with the script seeded `script`, or a new one.
   private func runTopLevel(_ key: TIRKey, script: UInt64? = nil) {
-    let seed = script ?? random.next()
-    scripts[key] = seed
+    let scriptSeed = script ?? random.next()
+    scripts[key] = scriptSeed
     let saved = random
-    random = RMRandom(seed: seed)
+    random = RMRandom(seed: scriptSeed)
     kept = []
     changedInRun = false
     readInRun = []
     undo = []
-    log.append("script 0x\(String(seed, radix: 16))\(script == nil ? "" : ", again")")
+    log.append("script 0x\(String(scriptSeed, radix: 16))\(script == nil ? "" : ", again")")
     if script != nil { count("script run again") }
     run(key, level: 0)
     kept = []
@@ -843,7 +852,9 @@ private final class TIRSequence {
       count("nested pass")
     }
     passes.append(TIRPass(graph: graph, start: start))
-    mayBeOnAWalk.formUnion(parents.filter { $0 >= 0 })
+    if avoidedBugs.contains(.walkPathMarksMovedNodes) {
+      mayBeOnAWalk.formUnion(parents.filter { $0 >= 0 })
+    }
     if start < Self.roots {
       // NB: before the pass: the request its end makes, for changes left, stays.
       requested[start] = false
@@ -884,14 +895,14 @@ private final class TIRSequence {
         """
         slot \(key) was invalidated twice in the pass of \(pass.name) without running in between \
         (R11: at most once per pass)\(pass.invalidatedInNestedPass.contains(key)
-          ? "; a pass nested in it invalidated the slot in between (open bug "
-            + "nestedPassesForgetOuterInvalidations)" : "")
+          ? "; a pass nested in it invalidated the slot in between (a regression of the fixed "
+            + "bug nestedPassesForgetOuterInvalidations)" : "")
         """
       )
     } else {
       visited = justify(key, in: pass)
     }
-    if pass.invalidated.contains(key) { count("invalidated again after a nested pass (open bug)") }
+    if pass.invalidated.contains(key) { count("invalidated again after a nested pass (known bug)") }
     passes[passes.count - 1].invalidated.insert(key)
     passes[passes.count - 1].invalidatedInNestedPass.remove(key)
     for index in passes.indices.dropLast() where passes[index].invalidated.contains(key) {
@@ -1034,11 +1045,11 @@ private final class TIRSequence {
   }
 
   /// The moment now, on the clock of gaps, at which the innermost pass may be visiting one of
-  /// `nodes`: the start of a registration at `registration`, or, for nil, of an invalidation.
-  private func gap(at nodes: [Int], registration: Int?) -> TIRGap {
+  /// `numbers`: the start of a registration at `registration`, or, for nil, of an invalidation.
+  private func gap(at numbers: [Int], registration: Int?) -> TIRGap {
     defer { gapClock += 1 }
     var visited: [Int: (values: [Int], reads: [TIRKey: TIRWatch])] = [:]
-    for number in nodes {
+    for number in numbers {
       var reads: [TIRKey: TIRWatch] = [:]
       for key in settled {
         if let watch = watches[key]?[number] { reads[key] = watch }
@@ -1179,7 +1190,7 @@ private final class TIRSequence {
     if graph(of: parent) != graph(of: number) { count("move to another graph") }
     // NB: the model first: a pass that the change asks for may run at once.
     parents[number] = parent
-    if passing { mayBeOnAWalk.insert(parent) }
+    if passing, avoidedBugs.contains(.walkPathMarksMovedNodes) { mayBeOnAWalk.insert(parent) }
     nodes[parent].addTraitChild(nodes[number])
     noteChange()
     return true
@@ -1242,7 +1253,7 @@ private final class TIRSequence {
 
   /// Now and then, during a pass, makes an excursion from slot `key`'s invalidation or from a
   /// handler that runs it, with a script of its own, seeded like those of
-  /// `runDuringPass(_:from:visiting:)`; `visiting` names the node the pass may be visiting.
+  /// `runDuringPass(_:from:visiting:)`; `visiting` names the nodes the pass may be visiting.
   private func excursionDuringPass(from key: TIRKey, visiting: [Int], caller: String) {
     guard passing, excursionsLeftInPass > 0 else { return }
     excursionChances += 1
@@ -1260,8 +1271,9 @@ private final class TIRSequence {
   }
 
   /// Takes a node to the other graph and back, as an invalidation, a handler or a run may:
-  /// removes slots that read it (the slot `key` itself, most often, whose reads of the node
-  /// die where a pass's walk of them has just passed), moves it into the other graph and runs
+  /// removes slots now and then (the slot `key` itself, most often, whose reads of the node die
+  /// where a pass's walk of them has just passed; otherwise one of the node's own, one that
+  /// reads the node, or any), moves it into the other graph and runs
   /// that graph's pass, whose visit walks the node's reads again, and then moves it back under
   /// its parent, under another node of its graph, detaches it, or leaves it there
   /// (`ReenteredInvalidationTests`).
@@ -1274,10 +1286,11 @@ private final class TIRSequence {
     }
     guard !choices.isEmpty else { return }
     let number = random.pick(choices)
-    guard let home = graph(of: number) else { return }
+    // NB: `choices` holds only nodes in a graph.
+    let home = graph(of: number)!
     let (away, parent) = (Self.roots - 1 - home, parents[number])
-    let removals = random.below(100)
-    for _ in 0..<(removals < 15 ? 0 : removals < 75 ? 1 : 2) {
+    let roll = random.below(100)
+    for _ in 0..<(roll < 15 ? 0 : roll < 75 ? 1 : 2) {
       let readers = watches.keys.filter { watches[$0]?[number] != nil }.sorted()
       switch random.below(100) {
       case ..<45: removeTracking(key, pad: pad)
