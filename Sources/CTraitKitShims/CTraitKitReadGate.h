@@ -17,7 +17,11 @@
 // and a client then reads words that TraitKit never writes. Both words are therefore 0 until
 // TraitKit writes them, and 0 sends a read to TraitKit's out-of-line paths, which read
 // TraitKit's own copy: such a client reads correctly, through a call and an unspecialized
-// lookup per read.
+// lookup per read. Every Swift function that relies on reading TraitKit's copy must therefore
+// stay in TraitKit's image: out of line, not `@inlinable`, and marked
+// `@_semantics("optimize.no.crossmodule")`, or `-cross-module-optimization` copies it into the
+// client (`TraitCollection._readUnlisted`, `_recordedReadUnlisted`, `_TraitRegistry.register`).
+// `Scripts/split-image-check.sh` builds such a client and checks what it reads.
 
 #ifndef CTRAITKIT_READ_GATE_H
 #define CTRAITKIT_READ_GATE_H

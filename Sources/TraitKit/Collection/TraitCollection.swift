@@ -142,8 +142,9 @@ public struct TraitCollection: Sendable {
   /// table's word, which finds `T` in TraitKit's table (see `CTraitKitReadGate.h`).
   ///
   /// - Precondition: `storage`, of `count` slots, is alive when the call begins.
-  // NB: out of line, so that the lookup here reads TraitKit's copy of the word.
-  @usableFromInline @inline(never)
+  // NB: out of line, and kept from cross-module optimization, which would copy it into a
+  // client, so that the lookup here reads TraitKit's copy of the word.
+  @usableFromInline @inline(never) @_semantics("optimize.no.crossmodule")
   static func _readUnlisted<T: TraitDefinition>(
     _: T.Type,
     of storage: Unmanaged<_Storage>,
@@ -154,7 +155,7 @@ public struct TraitCollection: Sendable {
     }
     // NB: registering runs the type's witnesses, user code that may free `storage`; a type read
     // for the first time has no value in any collection.
-    _ = _TraitRegistry.index(of: T.self)
+    _ = _TraitRegistry.register(T.self)
     return T.defaultValue
   }
 
@@ -196,8 +197,9 @@ public struct TraitCollection: Sendable {
   /// `_recordedRead` when its lookup found no entry for `T` (see `_readUnlisted`).
   ///
   /// - Precondition: `storage` is alive when the call begins.
-  // NB: out of line, so that the lookup here reads TraitKit's copy of the word.
-  @usableFromInline @inline(never)
+  // NB: out of line, and kept from cross-module optimization, which would copy it into a
+  // client, so that the lookup here reads TraitKit's copy of the word.
+  @usableFromInline @inline(never) @_semantics("optimize.no.crossmodule")
   static func _recordedReadUnlisted<T: TraitDefinition>(
     _: T.Type,
     of storage: Unmanaged<_Storage>,
@@ -206,7 +208,7 @@ public struct TraitCollection: Sendable {
     if let entry = _TraitRegistry.registeredEntry(of: T.self) {
       return _recordedRead(T.self, entry: entry, of: storage, by: recorder)
     }
-    _TrackingRecord.recordDefaultRead(_TraitRegistry.index(of: T.self), through: recorder)
+    _TrackingRecord.recordDefaultRead(_TraitRegistry.register(T.self), through: recorder)
     return T.defaultValue
   }
 }

@@ -135,9 +135,18 @@ enum _TraitRegistry {
 
   // MARK: - Registration
 
-  @inline(never)
+  /// The dense index of `trait`, registering it if TraitKit's table does not have it yet.
+  ///
+  /// A caller's lookup that missed may have read a copy of the published table's word that a
+  /// client's image keeps for itself (see `CTraitKitReadGate.h`), and misses every type: the
+  /// lookup here, in TraitKit's code, finds a registered type without running its witnesses
+  /// (user code) or taking the lock.
+  // NB: out of line, and kept from cross-module optimization, which would copy it into a
+  // client, so that the lookup here reads TraitKit's copy of the word.
+  @inline(never) @_semantics("optimize.no.crossmodule")
   @usableFromInline
   static func register<T: TraitDefinition>(_ trait: T.Type) -> Int {
+    if let index = registeredIndex(of: trait) { return index }
     let key = UInt(bitPattern: ObjectIdentifier(trait))
     // NB: the witnesses (`name`, `identifier`, …) are user code; run them outside the lock.
     let info = _TraitInfo(trait, index: -1)
