@@ -66,9 +66,15 @@ struct CacheSqueeze: Equatable {
     let scenarios = memoryBound.map(\.scenario).reduce(into: [String]()) {
       if !$0.contains($1) { $0.append($1) }
     }
-    out +=
-      " \(memoryBound.count) of the \(misses.count) misses are memory-bound ("
-      + scenarios.joined(separator: ", ") + ")"
+    let share: String
+    if misses.count == 1 {
+      share = "The miss is"
+    } else if memoryBound.count == misses.count {
+      share = "All \(misses.count) misses are"
+    } else {
+      share = "\(memoryBound.count) of the \(misses.count) misses are"
+    }
+    out += " \(share) memory-bound (" + scenarios.joined(separator: ", ") + ")"
     out +=
       regime == .quiet
       ? "."
