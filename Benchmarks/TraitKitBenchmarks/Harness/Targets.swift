@@ -14,7 +14,8 @@ struct TargetVerdict {
   /// Whether the figure must be at most the bound (a cost) or at least (a speed-up).
   let atMost: Bool
   /// Whether the figure follows how much of the shared cache the run had (S6 register+cancel,
-  /// S8): contenders of different footprints, over working sets larger than a core's own cache.
+  /// S7's tracked read, S8): contenders or reads of different footprints, over working sets
+  /// larger than a core's own cache.
   var isMemoryBound = false
 
   var met: Bool { atMost ? measured <= bound : measured >= bound }
@@ -93,7 +94,12 @@ enum Targets {
       verdicts += judge.speedUp(point, over: .notificationCenter, atLeast: 5)
     }
     for point in judge.points("S7", .traitkit) where point.param("mode") == 0 {
-      verdicts += judge.ratio(point, atMost: 2, "tracked read ÷ untracked read")
+      verdicts += judge.ratio(
+        point,
+        atMost: 2,
+        "tracked read ÷ untracked read",
+        memoryBound: true
+      )
       if let allocations = point.allocationsPerOperation {
         verdicts.append(
           TargetVerdict(
