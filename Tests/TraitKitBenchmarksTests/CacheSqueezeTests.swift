@@ -87,6 +87,7 @@ struct CacheSqueezeTests {
     #expect(text.hasPrefix("Shared cache: squeezed (a working set of 8 MiB loaded 80% "))
     #expect(text.contains("90% after"))
     #expect(text.contains("3 of the 4 misses are memory-bound (S8, S6)"))
+    #expect(text.contains(", which a squeezed cache moves: judge them on a quiet run"))
     #expect(text.contains("--contend 32"))
 
     let quiet = try #require(
@@ -97,7 +98,7 @@ struct CacheSqueezeTests {
     #expect(quietText.hasSuffix("memory-bound (S8, S6)."))
     // One miss, or every miss, memory-bound.
     let one = squeezed.sentence(misses: [misses[1]])
-    #expect(one.contains(" The miss is memory-bound (S8), which a squeezed cache moves"))
+    #expect(one.contains(" The miss is memory-bound (S8), which a squeezed cache moves: judge it "))
     let all = squeezed.sentence(misses: Array(misses.dropFirst()))
     #expect(all.contains(" All 3 misses are memory-bound (S8, S6)"))
     // No memory-bound miss: the regime alone.

@@ -75,10 +75,11 @@ struct CacheSqueeze: Equatable {
       share = "\(memoryBound.count) of the \(misses.count) misses are"
     }
     out += " \(share) memory-bound (" + scenarios.joined(separator: ", ") + ")"
+    let them = memoryBound.count == 1 ? "it" : "them"
     out +=
       regime == .quiet
       ? "."
-      : ", which a squeezed cache moves: judge them on a quiet run, or compare builds "
+      : ", which a squeezed cache moves: judge \(them) on a quiet run, or compare builds "
         + "under `--contend 32`."
     return out
   }
