@@ -10,6 +10,10 @@
 # default optimization, and with -cross-module-optimization, which copies every function not
 # kept from it into the client (about 30 s on 2 cores). `.ci/run` runs it last.
 set -euo pipefail
+if [ "$(uname -s)" != Linux ]; then
+  echo "split-image-check.sh: Linux only (it links with ELF's -Bsymbolic)" >&2
+  exit 2
+fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/traitkit-split-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -46,7 +50,7 @@ for optimization in "" "-cross-module-optimization"; do
   echo "== release, -Xlinker -Bsymbolic ${optimization:-(default optimization)}"
   extra=()
   [ -n "$optimization" ] && extra=(-Xswiftc "$optimization")
-  swift build -c release --package-path "$work/Client" -Xlinker -Bsymbolic "${extra[@]}" \
+  swift build -c release --package-path "$work/Client" -Xlinker -Bsymbolic ${extra[@]+"${extra[@]}"} \
     >"$work/build.log" 2>&1 || {
     cat "$work/build.log"
     echo "split-image-check.sh: the build failed" >&2

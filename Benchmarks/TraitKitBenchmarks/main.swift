@@ -127,7 +127,11 @@ let report = Report(
   summaries: summaries,
   notes: notes,
   targets: options.command == .run ? Targets.judge(runner.results, failures: runner.failures) : [],
-  cache: CacheSqueeze(before: latencyBefore, after: latencyAfter)
+  cache: CacheSqueeze(
+    before: latencyBefore,
+    after: latencyAfter,
+    contended: options.contention != nil
+  )
 )
 let text = report.render(options.format)
 /// Failures to write what the options asked for; the run still writes the rest and checks counts.

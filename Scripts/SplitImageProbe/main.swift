@@ -49,6 +49,9 @@ func check(_ condition: Bool, _ what: String) {
 @inline(never) func write(_ value: Int, to node: TraitNode) {
   node.traitOverrides[WrittenByClient.self] = value
 }
+@inline(never) func writeBoxed(_ value: String, to node: TraitNode) {
+  node.traitOverrides[Boxed.self] = value
+}
 
 let graph = TraitGraph()
 let child = TraitNode()
@@ -83,6 +86,8 @@ check(
   child.traitCollection[WrittenByClient.self] == 5,
   "an override written by the client reads back"
 )
+writeBoxed("written", to: child)
+check(readBoxed(child) == "written", "a boxed override written by the client reads back")
 
 var calls = 0
 child.registerForTraitChanges([Seven.self]) { (_: TraitNode, _: TraitCollection) in calls += 1 }

@@ -8,14 +8,24 @@ private func readings(
   _ small: Double,
   _ judged: Double,
   _ large: Double
-) -> [LoadLatencyProbe
-  .Reading]
+)
+  -> [LoadLatencyProbe.Reading]
 {
   [
     .init(mebibytes: 1, nanoseconds: small),
     .init(mebibytes: 8, nanoseconds: judged),
     .init(mebibytes: 64, nanoseconds: large),
   ]
+}
+
+/// A judgement of two probes whose 8 MiB readings are `before` and `after` percent of the way
+/// from 10 ns (1 MiB) to 110 ns (64 MiB).
+private func squeeze(_ before: Double, _ after: Double, contended: Bool = false) -> CacheSqueeze {
+  CacheSqueeze(
+    before: readings(10, 10 + before, 110),
+    after: readings(10, 10 + after, 110),
+    contended: contended
+  )
 }
 
 /// A verdict on `scenario` that is met or missed, memory-bound or not.
@@ -33,86 +43,115 @@ private func verdict(_ scenario: String, met: Bool, memoryBound: Bool) -> Target
 
 @Suite("traitkit-bench cache squeeze")
 struct CacheSqueezeTests {
-  @Test("the squeeze is how far 8 MiB moved from the smallest size's latency to the largest's")
-  func fraction() throws {
-    #expect(CacheSqueeze.fraction(readings(10, 55, 100)) == 0.5)
-    #expect(CacheSqueeze.fraction(readings(10, 10, 100)) == 0)
+  @Test("a probe's share is how far 8 MiB moved from the smallest size's latency to the largest's")
+  func percent() {
+    #expect(CacheSqueeze.percent(readings(10, 55, 100)) == 50)
+    #expect(CacheSqueeze.percent(readings(10, 10, 100)) == 0)
+    // Rounded to a whole percent, so that the sentence and the regime agree.
+    #expect(CacheSqueeze.percent(readings(10, 34.6, 110)) == 25)
+    #expect(CacheSqueeze.percent(readings(10, 34.4, 110)) == 24)
     // Noise outside the two ends is clamped to them.
-    #expect(CacheSqueeze.fraction(readings(10, 8, 100)) == 0)
-    #expect(CacheSqueeze.fraction(readings(10, 130, 100)) == 1)
-    let squeeze = try #require(
-      CacheSqueeze(before: readings(10, 19, 100), after: readings(20, 92, 110))
-    )
-    #expect(abs(squeeze.before - 0.1) < 1e-12 && abs(squeeze.after - 0.8) < 1e-12)
-  }
-
-  @Test("a probe without the sizes it needs, or whose largest size loads no slower, judges nothing")
-  func nothingToJudge() {
-    let withoutJudgedSize: [LoadLatencyProbe.Reading] = [
-      .init(mebibytes: 1, nanoseconds: 10), .init(mebibytes: 64, nanoseconds: 100),
-    ]
-    #expect(CacheSqueeze.fraction(withoutJudgedSize) == nil)
-    #expect(CacheSqueeze.fraction([]) == nil)
-    #expect(CacheSqueeze.fraction(readings(10, 10, 10)) == nil)
-    #expect(CacheSqueeze(before: readings(10, 20, 100), after: []) == nil)
-  }
-
-  @Test("the regime is the worse probe's: quiet below a quarter, squeezed above 60%")
-  func regime() throws {
-    func regime(_ before: Double, _ after: Double) throws -> CacheSqueeze.Regime {
-      try #require(
-        CacheSqueeze(before: readings(0, before, 100), after: readings(0, after, 100))
-      ).regime
-    }
-    #expect(try regime(5, 24) == .quiet)
-    #expect(try regime(25, 5) == .partlySqueezed)
-    #expect(try regime(60, 10) == .partlySqueezed)
-    #expect(try regime(10, 61) == .squeezed)
+    #expect(CacheSqueeze.percent(readings(10, 8, 100)) == 0)
+    #expect(CacheSqueeze.percent(readings(10, 130, 100)) == 100)
+    let judged = squeeze(10, 80)
+    #expect(judged.before == 10 && judged.after == 80)
   }
 
   @Test(
-    "the sentence counts the memory-bound misses, names their scenarios once, and says how to judge them"
+    "a probe without its sizes, or whose memory is not twice as slow as its cache, is not judged"
   )
-  func sentence() throws {
-    let squeezed = try #require(
-      CacheSqueeze(before: readings(10, 82, 100), after: readings(10, 91, 100))
-    )
-    let misses = [
-      verdict("S1", met: false, memoryBound: false),
-      verdict("S8", met: false, memoryBound: true),
-      verdict("S8", met: false, memoryBound: true),
-      verdict("S6", met: false, memoryBound: true),
+  func notJudged() {
+    let withoutJudgedSize: [LoadLatencyProbe.Reading] = [
+      .init(mebibytes: 1, nanoseconds: 10), .init(mebibytes: 64, nanoseconds: 100),
     ]
-    let text = squeezed.sentence(misses: misses)
-    #expect(text.hasPrefix("Shared cache: squeezed (a working set of 8 MiB loaded 80% "))
-    #expect(text.contains("90% after"))
-    #expect(text.contains("3 of the 4 misses are memory-bound (S8, S6)"))
-    #expect(text.contains(", which a squeezed cache moves: judge them on a quiet run"))
-    #expect(text.contains("--contend 32"))
+    #expect(CacheSqueeze.percent(withoutJudgedSize) == nil)
+    #expect(CacheSqueeze.percent([]) == nil)
+    // A cache that holds every size: noise would decide.
+    #expect(CacheSqueeze.percent(readings(4.00, 4.05, 4.06)) == nil)
+    #expect(CacheSqueeze.percent(readings(10, 15, 19.9)) == nil)
+    #expect(CacheSqueeze.percent(readings(10, 15, 20)) == 50)
 
-    let quiet = try #require(
-      CacheSqueeze(before: readings(10, 12, 100), after: readings(10, 14, 100))
+    let half = CacheSqueeze(before: readings(10, 20, 100), after: [])
+    #expect(half.before == 11 && half.after == nil)
+    #expect(half.regimes == nil && half.regime == nil)
+    #expect(half.sentence(misses: []).hasPrefix("Shared cache: not judged (the load-latency probe"))
+  }
+
+  @Test("the probe's sizes include the judged one, strictly between the smallest and the largest")
+  func probedSizes() throws {
+    let sizes = LoadLatencyProbe.sizes
+    #expect(sizes.contains(CacheSqueeze.mebibytes))
+    #expect(try #require(sizes.min()) < CacheSqueeze.mebibytes)
+    #expect(try #require(sizes.max()) > CacheSqueeze.mebibytes)
+  }
+
+  @Test("each probe's regime: quiet below 25%, squeezed above 60%; the run's is the worse")
+  func regime() {
+    #expect(CacheSqueeze.Regime(percent: 24) == .quiet)
+    #expect(CacheSqueeze.Regime(percent: 25) == .partlySqueezed)
+    #expect(CacheSqueeze.Regime(percent: 60) == .partlySqueezed)
+    #expect(CacheSqueeze.Regime(percent: 61) == .squeezed)
+    #expect(squeeze(5, 24).regime == .quiet)
+    #expect(squeeze(25, 5).regime == .partlySqueezed)
+    let mixed = squeeze(77, 12)
+    #expect(mixed.regimes?.before == .squeezed && mixed.regimes?.after == .quiet)
+    #expect(mixed.regime == .squeezed)
+  }
+
+  @Test("the sentence names each probe's regime, and says so when they differ")
+  func regimeWords() {
+    #expect(
+      squeeze(80, 90).sentence(misses: [])
+        == "Shared cache: squeezed (a working set of 8 MiB loaded 80% of the way from cache to "
+        + "memory latency before the run, 90% after; quiet is below 25%)."
     )
-    let quietText = quiet.sentence(misses: misses)
-    #expect(quietText.hasPrefix("Shared cache: quiet"))
-    #expect(quietText.hasSuffix("memory-bound (S8, S6)."))
-    // One miss, or every miss, memory-bound.
-    let one = squeezed.sentence(misses: [misses[1]])
-    #expect(one.contains(" The miss is memory-bound (S8), which a squeezed cache moves: judge it "))
-    let all = squeezed.sentence(misses: Array(misses.dropFirst()))
-    #expect(all.contains(" All 3 misses are memory-bound (S8, S6)"))
+    #expect(
+      squeeze(77, 12).sentence(misses: []).hasPrefix(
+        "Shared cache: squeezed before the run, quiet after (a working set of 8 MiB loaded 77% "
+      )
+    )
+    #expect(squeeze(30, 40).sentence(misses: []).hasPrefix("Shared cache: partly squeezed (a "))
+  }
+
+  @Test("the sentence counts the memory-bound misses in words that fit how many there are")
+  func missCounts() {
+    let squeezed = squeeze(80, 90)
+    let s1 = verdict("S1", met: false, memoryBound: false)
+    let s6 = verdict("S6", met: false, memoryBound: true)
+    let s8 = verdict("S8", met: false, memoryBound: true)
+    func clause(_ misses: [TargetVerdict]) -> String {
+      let text = squeezed.sentence(misses: misses)
+      return String(text[text.range(of: "25%). ")!.upperBound...])
+    }
+    #expect(
+      clause([s8]) == "The miss is memory-bound (S8), which a squeezed cache moves: judge it on "
+        + "a quiet run, or compare builds under `--contend 32`."
+    )
+    #expect(clause([s6, s8]).hasPrefix("Both misses are memory-bound (S6, S8), "))
+    #expect(clause([s8, s6, s8]).hasPrefix("All 3 misses are memory-bound (S8, S6), "))
+    #expect(clause([s1, s8]).hasPrefix("1 of the 2 misses is memory-bound (S8), "))
+    #expect(clause([s1, s8]).contains(": judge it on a quiet run"))
+    #expect(clause([s1, s6, s8]).hasPrefix("2 of the 3 misses are memory-bound (S6, S8), "))
+    #expect(clause([s1, s6, s8]).contains(": judge them on a quiet run"))
     // No memory-bound miss: the regime alone.
-    let alone = squeezed.sentence(misses: [verdict("S1", met: false, memoryBound: false)])
-    #expect(alone.hasSuffix("quiet is below 25%)."))
+    #expect(squeezed.sentence(misses: [s1]).hasSuffix("quiet is below 25%)."))
+  }
+
+  @Test("on a quiet cache the sentence gives no advice; under --contend it does not suggest it")
+  func advice() {
+    let s6 = verdict("S6", met: false, memoryBound: true)
+    #expect(squeeze(5, 10).sentence(misses: [s6]).hasSuffix("The miss is memory-bound (S6)."))
+    #expect(
+      squeeze(80, 90, contended: true).sentence(misses: [s6])
+        .hasSuffix("which a squeezed cache moves: judge it on a quiet run.")
+    )
   }
 
   @Test(
     "the targets section ends with the cache's sentence; JSON holds the cache and each target's kind"
   )
   func report() throws {
-    let squeeze = try #require(
-      CacheSqueeze(before: readings(10, 82, 100), after: readings(10, 91, 100))
-    )
+    let judged = squeeze(77, 12)
     let report = Report(
       host: .fixture(samples: 1),
       results: [],
@@ -121,29 +160,40 @@ struct CacheSqueezeTests {
       targets: [
         verdict("S8", met: false, memoryBound: true), verdict("S2", met: true, memoryBound: false),
       ],
-      cache: squeeze
+      cache: judged
     )
     for format in [OutputFormat.table, .markdown] {
       let text = report.render(format)
       let lines = text.split(separator: "\n")
-      #expect(lines.last == Substring(squeeze.sentence(misses: [report.targets[0]])))
+      #expect(lines.last == Substring(judged.sentence(misses: [report.targets[0]])))
       #expect(text.contains("1 of 2 targets met"))
     }
+    func cacheObject(_ report: Report) throws -> [String: Any]? {
+      let object = try JSONSerialization.jsonObject(with: Data(report.render(.json).utf8))
+      return (object as? [String: Any])?["cache"] as? [String: Any]
+    }
+    let cache = try #require(try cacheObject(report))
+    #expect(cache["mib"] as? Int == 8)
+    #expect(cache["squeeze_before_percent"] as? Int == 77)
+    #expect(cache["squeeze_after_percent"] as? Int == 12)
+    #expect(cache["regime_before"] as? String == "squeezed")
+    #expect(cache["regime_after"] as? String == "quiet")
+    #expect(cache["regime"] as? String == "squeezed")
+    #expect(cache["contended"] as? Bool == false)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(report.render(.json).utf8)) as? [String: Any]
     )
-    let cache = try #require(object["cache"] as? [String: Any])
-    #expect(cache["regime"] as? String == "squeezed")
-    #expect(cache["mib"] as? Int == 8)
-    #expect(abs((cache["squeeze_before"] as? Double ?? 0) - 0.8) < 1e-12)
-    #expect(abs((cache["squeeze_after"] as? Double ?? 0) - 0.9) < 1e-12)
     let targets = try #require(object["targets"] as? [[String: Any]])
     #expect(targets.map { $0["memory_bound"] as? Bool } == [true, false])
 
-    let unjudged = Report(host: .fixture(samples: 1), results: [], summaries: [:], notes: [])
-    #expect(
-      (try JSONSerialization.jsonObject(with: Data(unjudged.render(.json).utf8)) as? [String: Any])?
-        .keys.contains("cache") == false
-    )
+    var unjudged = report
+    unjudged.cache = CacheSqueeze(before: [], after: readings(10, 20, 100))
+    let notJudged = try #require(try cacheObject(unjudged))
+    #expect(notJudged["regime"] as? String == "not_judged")
+    #expect(notJudged["squeeze_before_percent"] is NSNull)
+    #expect(notJudged["regime_after"] is NSNull)
+
+    let without = Report(host: .fixture(samples: 1), results: [], summaries: [:], notes: [])
+    #expect(try cacheObject(without) == nil)
   }
 }

@@ -5,10 +5,11 @@ import Foundation
 /// Each reading chases pointers through a random cycle over the cache lines of a buffer of one
 /// size: every load depends on the one before, so the time per load is the latency of the level
 /// that holds that much. The scenarios whose working sets exceed a core's private cache (S6,
-/// S8) compare contenders of different footprints, so their ratios depend on how much of the
-/// shared cache the host's other tenants leave this process: a reading that jumps from cache to
-/// memory latency below the largest size says the run was squeezed. `traitkit-bench` probes
-/// before and after the run and prints both in its host header.
+/// S7's tracked read, S8 with overrides) compare what differs in footprint, so their ratios
+/// depend on how much of the shared cache the host's other tenants leave this process: a
+/// reading that jumps from cache to memory latency below the largest size says the run was
+/// squeezed. `traitkit-bench` probes before and after the run, prints both in its host header,
+/// and judges them at the end of its targets (``CacheSqueeze``).
 enum LoadLatencyProbe {
   /// The working-set sizes probed, in MiB.
   static let sizes = [1, 2, 4, 8, 16, 64]

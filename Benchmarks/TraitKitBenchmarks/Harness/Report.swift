@@ -311,9 +311,12 @@ struct Report {
     if let cache {
       object["cache"] = [
         "mib": CacheSqueeze.mebibytes,
-        "squeeze_before": cache.before,
-        "squeeze_after": cache.after,
-        "regime": cache.regime.rawValue,
+        "squeeze_before_percent": cache.before.map { $0 as Any } ?? NSNull(),
+        "squeeze_after_percent": cache.after.map { $0 as Any } ?? NSNull(),
+        "regime_before": cache.regimes.map { $0.before.rawValue as Any } ?? NSNull(),
+        "regime_after": cache.regimes.map { $0.after.rawValue as Any } ?? NSNull(),
+        "regime": cache.regime?.rawValue ?? "not_judged",
+        "contended": cache.contended,
       ]
     }
     guard

@@ -14,8 +14,8 @@ struct TargetVerdict {
   /// Whether the figure must be at most the bound (a cost) or at least (a speed-up).
   let atMost: Bool
   /// Whether the figure follows how much of the shared cache the run had (S6 register+cancel,
-  /// S7's tracked read, S8): contenders or reads of different footprints, over working sets
-  /// larger than a core's own cache.
+  /// S7's tracked read, S8 with overrides): contenders or reads of different footprints, over
+  /// working sets larger than a core's own cache.
   var isMemoryBound = false
 
   var met: Bool { atMost ? measured <= bound : measured >= bound }
@@ -114,7 +114,14 @@ enum Targets {
       }
     }
     for point in judge.points("S8", .traitkit) {
-      verdicts += judge.ratio(point, atMost: 1.5, "traitkit ÷ floor, read", memoryBound: true)
+      // NB: without overrides, nodes share one collection, and the chains read at one leaf: only
+      // the tree with overrides reads a working set beyond a core's own cache.
+      verdicts += judge.ratio(
+        point,
+        atMost: 1.5,
+        "traitkit ÷ floor, read",
+        memoryBound: (point.param("p") ?? 0) > 0
+      )
     }
     for point in judge.points("S9", .traitkit) {
       if let legacy = judge.peer(of: point, .traitkitLegacy) {

@@ -1286,8 +1286,9 @@ private final class TIRSequence {
     }
     guard !choices.isEmpty else { return }
     let number = random.pick(choices)
-    // NB: `choices` holds only nodes in a graph.
-    let home = graph(of: number)!
+    guard let home = graph(of: number) else {
+      preconditionFailure("Invariant: an excursion's choices hold only nodes in a graph")
+    }
     let (away, parent) = (Self.roots - 1 - home, parents[number])
     let roll = random.below(100)
     for _ in 0..<(roll < 15 ? 0 : roll < 75 ? 1 : 2) {
