@@ -58,10 +58,10 @@ var notes =
       + "notification cost, not propagation.",
     "Every sample's callback count is checked; ratios are medians over the floor's median in "
       + "this same run.",
-    "S6, S7's tracked read and S8 are memory-bound: their ratios grow when the host's other "
-      + "tenants leave this process less shared cache. load_latency_ns is a dependent load's "
-      + "latency by working-set size before and after the run: a jump to memory latency at 4 or "
-      + "8 MiB means a squeezed run, which the targets section judges at its end.",
+    "S6, S7's tracked read and S8 with overrides are memory-bound: their ratios grow when the "
+      + "host's other tenants leave this process less shared cache. load_latency_ns is a "
+      + "dependent load's latency by working-set size before and after the run: a jump to memory "
+      + "latency at 4 or 8 MiB means a squeezed run, which the targets section judges at its end.",
   ]
   : [
     "Every sample's callback count is checked, and after each sample one untimed cycle checks "
