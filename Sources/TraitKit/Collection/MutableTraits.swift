@@ -38,10 +38,10 @@ struct _TraitMutations: MutableTraits {
     let entry = _TraitRegistry.entry(of: T.self)
     let index = entry & ~_TraitRegistry.boxedFlag
     if storage.hasUnknown { forgetUnknown(at: index, in: &storage) }
-    if T.valuesEqual(storage.value(T.self, entry: entry), value) { return }
+    if T._isSameValue(storage.value(T.self, entry: entry), value) { return }
     let info = _TraitRegistry.info(at: index)
     let slot =
-      T.valuesEqual(value, T.defaultValue)
+      T._isSameValue(value, T.defaultValue)
       ? info.defaultSlot : _SlotCoding<T.Value>.slot(value, inline: info.isInline)
     _Storage.makeUnique(&storage, count: index + 1)
     storage.store(slot, at: index)

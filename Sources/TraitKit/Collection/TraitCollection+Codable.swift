@@ -140,7 +140,7 @@ struct _TraitCoding: Sendable {
   /// default.
   private static func slot<T: TraitDefinition>(of value: T.Value, for _: T.Type) -> _Slot {
     typealias Coding = _SlotCoding<T.Value>
-    if T.valuesEqual(value, T.defaultValue) {
+    if T._isSameValue(value, T.defaultValue) {
       return _Slot(bits: Coding.fitsInBits ? Coding.bits(T.defaultValue) : 0)
     }
     return Coding.slot(value, inline: Coding.storesInline)
@@ -191,7 +191,9 @@ enum _EncodedValue: Hashable, Sendable, Codable {
   case int128(Int128)
   /// An integer above `Int128.max`.
   case uint128(UInt128)
-  case double(Double)
+  /// A number no integer case holds, compared by its bits: an entry read from the same bytes is
+  /// the same entry, NaN included.
+  case double(_ExactDouble)
   case string(String)
   case array([_EncodedValue])
   case object([String: _EncodedValue])
@@ -217,7 +219,7 @@ enum _EncodedValue: Hashable, Sendable, Codable {
         // NB: decoders read an integral float as an integer, and `-0.0` is integral; only a
         // `Double` keeps its sign.
         if value == 0, let zero = try? container.decode(Double.self), zero.sign == .minus {
-          self = .double(zero)
+          self = .double(_ExactDouble(zero))
         } else {
           self = .int(value)
         }
@@ -228,7 +230,7 @@ enum _EncodedValue: Hashable, Sendable, Codable {
       } else if let value = try? container.decode(UInt128.self) {
         self = .uint128(value)
       } else if let value = try? container.decode(Double.self) {
-        self = .double(value)
+        self = .double(_ExactDouble(value))
       } else {
         self = .string(try container.decode(String.self))
       }
@@ -255,9 +257,9 @@ enum _EncodedValue: Hashable, Sendable, Codable {
     case .uint128(let value):
       var container = encoder.singleValueContainer()
       try container.encode(value)
-    case .double(let value):
+    case .double(let number):
       var container = encoder.singleValueContainer()
-      try container.encode(value)
+      try container.encode(number.value)
     case .string(let value):
       var container = encoder.singleValueContainer()
       try container.encode(value)
@@ -270,5 +272,23 @@ enum _EncodedValue: Hashable, Sendable, Codable {
         try container.encode(value, forKey: _TraitCodingKey(stringValue: key))
       }
     }
+  }
+}
+
+/// A `Double` equal only to the same bits, hashed by them: unlike `==`, a NaN equals itself, and
+/// negative zero differs from zero, as their encodings do.
+struct _ExactDouble: Hashable, Sendable {
+  let value: Double
+
+  init(_ value: Double) {
+    self.value = value
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.value.bitPattern == rhs.value.bitPattern
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(value.bitPattern)
   }
 }

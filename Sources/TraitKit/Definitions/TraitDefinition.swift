@@ -13,7 +13,8 @@
 /// Values need not be `Equatable`. Change detection uses ``valuesEqual(_:_:)``, which is `==`
 /// for `Equatable` values — a generic trait's too, whose `Value` is `Equatable` only in some
 /// specializations; for any other value every write is a change, and a value that was not
-/// rewritten never is. Definitions are `SendableMetatype`s, so that a ``Trait`` can be passed
+/// rewritten never is. `Equatable` values with identical bytes are always one value, so a NaN
+/// rewritten is no change. Definitions are `SendableMetatype`s, so that a ``Trait`` can be passed
 /// between isolation domains.
 ///
 /// `Equatable` values of plain data of at most 8 bytes — `Bool`, `Int`, `Double`, payload-free
@@ -46,6 +47,10 @@ public protocol TraitDefinition: SendableMetatype {
   /// trait, at run time, and `false` otherwise: then a stored value equals only itself, so each
   /// write is a change. If `Value` is `Hashable` and you customize
   /// this method, values it calls equal must have equal hashes.
+  ///
+  /// The engine asks only of `Equatable` values whose bytes differ: identical ones are one value
+  /// whatever this returns, so that a value equals itself stored unboxed or boxed (a NaN
+  /// rewritten is no change).
   static func valuesEqual(_ lhs: Value, _ rhs: Value) -> Bool
 
   // NB: an engine hook, not for conformers to implement. Its default implementation is emitted
@@ -86,7 +91,7 @@ extension TraitDefinition {
     return _valuesEqual(lhs, rhs, as: equatable)
   }
 
-  /// Compares two stored values with ``valuesEqual(_:_:)``.
+  /// Compares two stored values as ``_isSameValue(_:_:)`` does.
   @inlinable
   public static func _storedValuesEqual(
     _ lhsBits: UInt64,
@@ -94,10 +99,21 @@ extension TraitDefinition {
     _ rhsBits: UInt64,
     _ rhsBox: AnyObject?
   ) -> Bool {
-    valuesEqual(
+    _isSameValue(
       _SlotCoding<Value>.value(bits: lhsBits, box: lhsBox, default: defaultValue),
       _SlotCoding<Value>.value(bits: rhsBits, box: rhsBox, default: defaultValue)
     )
+  }
+
+  /// Whether `lhs` and `rhs` are the same value of this trait, as the engine decides it: they
+  /// are `Equatable` values with identical bytes, or ``valuesEqual(_:_:)`` calls them equal.
+  ///
+  /// Identical bytes first, so that a value equals itself however it is stored: a NaN written
+  /// twice is one value whether it is stored unboxed (a `Double`) or boxed (a `Double?`), as a
+  /// collection is equal to its copies.
+  @inlinable @inline(__always)
+  static func _isSameValue(_ lhs: Value, _ rhs: Value) -> Bool {
+    _SlotCoding<Value>.areIdenticalEquatableValues(lhs, rhs) || valuesEqual(lhs, rhs)
   }
 }
 

@@ -54,6 +54,37 @@ enum _SlotCoding<Value: Sendable> {
     return bits
   }
 
+  /// Whether `lhs` and `rhs` are `Equatable` values with identical bytes: then they are one
+  /// value, whatever `==` says of it (a NaN equals itself, as its write does).
+  ///
+  /// `Equatable` is asked only of identical values, and is folded away for a known type.
+  // NB: plain data of a machine word's size or less compared as an integer, with no local whose
+  // address is taken: that would cost the override setter, which asks first, a stack check
+  // (traitkit-bench S1, S4 mode=1).
+  @inlinable @inline(__always)
+  static func areIdenticalEquatableValues(_ lhs: Value, _ rhs: Value) -> Bool {
+    let identical: Bool
+    switch MemoryLayout<Value>.size {
+    case 8 where _isPOD(Value.self):
+      identical = unsafeBitCast(lhs, to: UInt64.self) == unsafeBitCast(rhs, to: UInt64.self)
+    case 4 where _isPOD(Value.self):
+      identical = unsafeBitCast(lhs, to: UInt32.self) == unsafeBitCast(rhs, to: UInt32.self)
+    case 2 where _isPOD(Value.self):
+      identical = unsafeBitCast(lhs, to: UInt16.self) == unsafeBitCast(rhs, to: UInt16.self)
+    case 1 where _isPOD(Value.self):
+      identical = unsafeBitCast(lhs, to: UInt8.self) == unsafeBitCast(rhs, to: UInt8.self)
+    default:
+      identical = haveIdenticalBytes(lhs, rhs)
+    }
+    return identical && Value.self is any Equatable.Type
+  }
+
+  /// Whether `lhs` and `rhs` have identical bytes (padding included, so equal values may not).
+  @usableFromInline
+  static func haveIdenticalBytes(_ lhs: Value, _ rhs: Value) -> Bool {
+    withUnsafeBytes(of: lhs) { lhs in withUnsafeBytes(of: rhs) { lhs.elementsEqual($0) } }
+  }
+
   /// A slot holding `value`, unboxed when `inline`.
   @inline(__always) static func slot(_ value: Value, inline: Bool) -> _Slot {
     inline ? _Slot(bits: bits(value)) : _Slot(box: _Box(value))

@@ -91,7 +91,8 @@ public struct TraitOverrides: MutableTraits {
     set {
       let entry = _TraitRegistry.entry(of: T.self)
       let index = entry & ~_TraitRegistry.boxedFlag
-      if _specified.contains(index), T.valuesEqual(_storage.value(T.self, entry: entry), newValue) {
+      if _specified.contains(index), T._isSameValue(_storage.value(T.self, entry: entry), newValue)
+      {
         return
       }
       guard entry == index else {
@@ -125,9 +126,9 @@ public struct TraitOverrides: MutableTraits {
   ) {
     _setUnboxed(
       bits: _SlotCoding<T.Value>.bits(value),
-      isDefault: T.valuesEqual(value, T.defaultValue),
+      isDefault: T._isSameValue(value, T.defaultValue),
       isStored: !_specified.contains(index)
-        && T.valuesEqual(_storage.value(T.self, entry: index), value),
+        && T._isSameValue(_storage.value(T.self, entry: index), value),
       at: index
     )
   }

@@ -205,6 +205,10 @@ struct DocumentCursorTrait: TraitDefinition {
   static let defaultValue = DocumentCursor(line: 0, column: 0)
 }
 
+struct DocumentAspectTrait: TraitDefinition {
+  static let defaultValue: Double? = nil  // boxed: 9 bytes
+}
+
 struct DocumentZoomTrait: TraitDefinition {
   static let defaultValue = 100
   static let identifier = "com.example.document.zoom"
@@ -742,6 +746,15 @@ struct ReadmeExamplesTests {
     graph.updateTraitsIfNeeded()  // cursorChanges == 2: a value not rewritten is no change
 
     #expect(cursorChanges == 2)
+  }
+
+  @Test("differences: an Equatable value with identical bytes is one value, NaN included")
+  func differencesIdenticalBytes() {
+    let unknown = TraitCollection(DocumentAspectTrait.self, value: .nan)
+    let same = unknown == TraitCollection(DocumentAspectTrait.self, value: .nan)  // true
+
+    #expect(same)
+    #expect(unknown != TraitCollection(DocumentAspectTrait.self, value: 1.5))
   }
 
   @Test("differences: decoding keeps unknown entries, and any later write drops the kept one")
