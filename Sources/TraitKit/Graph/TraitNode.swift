@@ -37,10 +37,11 @@ open class TraitNode: TraitEnvironment {
   // to the object header and its reference count — which a client touches whenever it retains
   // a node it calls — the state that registering and reading traits read and write: the
   // observed summary and the registrations, then the graph, the epoch and the collection cell
-  // that a read checks and follows. Registering reads all but the cell's second word, which is
-  // last; cancelling reads the registrations and the graph; so each touches as few cache lines
-  // of a node as it can, on average (traitkit-bench S6, S8). Then the state the pass reads on
-  // every child it considers; then the rest.
+  // that a read checks and follows, then the tracking state that a tracked run starts from.
+  // Registering reads all but the cell's second word; cancelling reads the registrations and
+  // the graph; a tracked run reads the tracking state and the read fields; so each touches as
+  // few cache lines of a node as it can, on average (traitkit-bench S6, S7, S8). Then the state
+  // the pass reads on every child it considers; then the rest.
 
   // MARK: Read and registration state
 
@@ -62,6 +63,8 @@ open class TraitNode: TraitEnvironment {
     (storage: Unmanaged<_Storage>, word: UInt) = (
       Unmanaged.passUnretained(_Storage.empty), TraitCollection._countWord(0)
     )
+  /// The node's automatic-tracking slots; nil until the first tracked run.
+  @exclusivity(unchecked) final var _tracking: _NodeTracking?
   /// A superset of the traits observed (by registrations, tracking or the legacy adapter) by
   /// this node and its descendants.
   @exclusivity(unchecked) final var _subtreeObserved = _TraitFilter.none
@@ -70,8 +73,6 @@ open class TraitNode: TraitEnvironment {
   /// Cleared when this node is detached or its parent goes away. Hot paths read it without
   /// reference counting.
   @exclusivity(unchecked) final var _parentRef: Unmanaged<TraitNode>?
-  /// The node's automatic-tracking slots; nil until the first tracked run.
-  @exclusivity(unchecked) final var _tracking: _NodeTracking?
 
   // MARK: Walked state
 

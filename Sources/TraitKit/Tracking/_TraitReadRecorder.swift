@@ -6,14 +6,19 @@
 final class _TraitReadRecorder: @unchecked Sendable {
   // NB: `@unchecked`: collections carrying a recorder may cross threads, but only the thread
   // running the tracked closure follows it (`_TrackingRecord.recordRead`).
-  /// The slot's record, unretained: a dependency never outlives its use by a live record.
-  let record: Unmanaged<_TrackingRecord>
-  unowned(unsafe) let node: TraitNode
+  // NB: field order is layout (see `TraitNode`): first what a tracked read and the start of a
+  // run read or write, then the rest (traitkit-bench S7).
+
+  // MARK: Read state
+
   let nodeID: ObjectIdentifier
-  @exclusivity(unchecked) var traits = _TraitIndexSet()
-  @exclusivity(unchecked) var filter = _TraitFilter.none
+  @exclusivity(unchecked) var run: UInt64
   /// The node's collection when the traits were read, or when the invalidation last ran.
   @exclusivity(unchecked) var baseline: _Storage
+  @exclusivity(unchecked) var traits = _TraitIndexSet()
+  @exclusivity(unchecked) var filter = _TraitFilter.none
+  /// False once the slot's record, the read node, or the run that made it is gone.
+  @exclusivity(unchecked) var isLive = true
   /// Whether the run read values that no one collection holds.
   ///
   /// A trait read from the node's collection before a change, another after it: any later
@@ -22,13 +27,16 @@ final class _TraitReadRecorder: @unchecked Sendable {
   @exclusivity(unchecked) var readMixedValues = false
   /// What comparisons through collections of the node read in this run beyond `traits`.
   @exclusivity(unchecked) var compared = _ComparedTraits.none
+
+  // MARK: Other state
+
+  /// The slot's record, unretained: a dependency never outlives its use by a live record.
+  let record: Unmanaged<_TrackingRecord>
+  unowned(unsafe) let node: TraitNode
   /// Baselines that reads from a newer collection of the node replaced during the run, kept
   /// until the run ends: letting go of one can run a value's deinitializer, which a read must
   /// not.
   @exclusivity(unchecked) var replacedBaselines: [_Storage] = []
-  @exclusivity(unchecked) var run: UInt64
-  /// False once the slot's record, the read node, or the run that made it is gone.
-  @exclusivity(unchecked) var isLive = true
 
   init(record: _TrackingRecord, node: TraitNode, run: UInt64, baseline: _Storage) {
     self.record = Unmanaged.passUnretained(record)
