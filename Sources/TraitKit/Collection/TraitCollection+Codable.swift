@@ -4,11 +4,13 @@ extension TraitCollection: Codable {
   ///
   /// Traits whose values are not `Codable` are left out. Entries that were decoded with
   /// identifiers of no known trait are written back unchanged, unless a value has been set under
-  /// that identifier since.
+  /// that identifier since. Inside a tracked closure, encoding a collection counts as a read of
+  /// every trait.
   ///
   /// - Parameter encoder: The encoder to write to.
   /// - Throws: What the values' own encoding throws.
   public func encode(to encoder: any Encoder) throws {
+    _recordComparison(.all)
     var container = encoder.container(keyedBy: _TraitCodingKey.self)
     var written: Set<String> = []
     for index in _storage.presentIndices() {

@@ -3,11 +3,13 @@ extension TraitCollection {
   /// sets it (to a value other than its default) wins.
   ///
   /// Custom traits merge like system traits **(beyond UIKit, which keeps the first
-  /// collection's custom values)**.
+  /// collection's custom values)**. Inside a tracked closure, the merge counts as a read of
+  /// every trait of each collection obtained there.
   ///
   /// - Parameter collections: The collections to merge, in increasing precedence.
   /// - Complexity: O(*n* × *m*) for *m* collections of *n* traits.
   public init(traitsFrom collections: [TraitCollection]) {
+    for collection in collections { collection._recordComparison(.all) }
     guard var storage = collections.first?._storage else {
       self.init()
       return

@@ -81,13 +81,16 @@ public struct TraitCollection: Sendable {
   /// Returns a copy of this collection with the changes that `mutations` makes.
   ///
   /// Values the closure does not touch are kept. When the closure changes nothing, the result
-  /// shares this collection's storage.
+  /// shares this collection's storage. Inside a tracked closure, making the copy counts as a
+  /// read of every trait of this collection, which the copy and the closure's reads take their
+  /// values from.
   ///
   /// - Parameter mutations: A closure that sets trait values on the container it is passed.
   /// - Returns: The modified collection.
   /// - Precondition: The closure leaves its argument a container of this collection's making.
   /// - Complexity: O(*n*) for the one copy of the storage, where *n* is the number of traits.
   public func modifyingTraits(_ mutations: (inout any MutableTraits) -> Void) -> TraitCollection {
+    _recordComparison(.all)
     var traits: any MutableTraits = _TraitMutations(storage: _storage)
     mutations(&traits)
     guard let result = traits as? _TraitMutations else {
@@ -100,11 +103,15 @@ public struct TraitCollection: Sendable {
 
   /// Returns a copy of this collection with one trait replaced.
   ///
+  /// Inside a tracked closure, making the copy counts as a read of every trait of this
+  /// collection, which the copy takes its other values from.
+  ///
   /// - Parameters:
   ///   - trait: The trait to replace.
   ///   - value: Its new value.
   /// - Returns: The modified collection.
   public func replacing<T: TraitDefinition>(_ trait: T.Type, value: T.Value) -> TraitCollection {
+    _recordComparison(.all)
     var storage = _storage
     _TraitMutations.write(value, for: T.self, into: &storage)
     return TraitCollection(_storage: storage)
