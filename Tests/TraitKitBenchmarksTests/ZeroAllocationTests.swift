@@ -16,7 +16,7 @@ import Testing
 // fixed, except where they choose the index range.
 
 /// A custom trait whose dense index is at least 64 (see `registerTraitBeyondFirst64()`).
-private enum ZABeyondTrait: TraitDefinition {
+private enum ZABeyondTrait: ZAIntTrait {
   static let defaultValue = 0
 }
 
@@ -41,6 +41,24 @@ private func registerFreshTraits<Marker>(after _: Marker.Type) {
 private func registerTraitBeyondFirst64() {
   registerFreshTraits(after: Void.self)
   _ = TraitCollection()[ZABeyondTrait.self]
+}
+
+/// A custom trait whose dense index is at least 128, so that an index set holds it two or more
+/// words beyond its first (see `registerTraitBeyondFirst128()`).
+private enum ZAFarTrait: ZAIntTrait {
+  static let defaultValue = 0
+}
+
+/// Mark the trait types that `registerTraitBeyondFirst128()` registers, 64 after each.
+private enum ZAFarMarker {}
+private enum ZAFartherMarker {}
+
+/// Registers ``ZAFarTrait`` after 128 trait types that no other code uses, so that its dense
+/// index is at least 128 whatever the tests that ran before registered.
+private func registerTraitBeyondFirst128() {
+  registerFreshTraits(after: ZAFarMarker.self)
+  registerFreshTraits(after: ZAFartherMarker.self)
+  _ = TraitCollection()[ZAFarTrait.self]
 }
 
 /// A custom trait registered after 64 more trait types than any collection made before
@@ -186,8 +204,64 @@ private func agedTraits(_ count: Int) -> [any ZAIntTrait.Type] {
 extension ZAIntTrait {
   /// Flips the root's override of this trait between 0 and 1 and runs the update pass.
   static func flip(in graph: TraitGraph) {
-    graph.root.traitOverrides[Self.self] = 1 - graph.root.traitCollection[Self.self]
+    flip(at: graph.root)
     graph.updateTraitsIfNeeded()
+  }
+
+  /// Flips `node`'s override of this trait between 0 and 1, without a pass.
+  static func flip(at node: TraitNode) {
+    node.traitOverrides[Self.self] = 1 - node.traitCollection[Self.self]
+  }
+
+  /// The value of this trait in `node`'s collection.
+  static func value(in node: TraitNode) -> Int {
+    node.traitCollection[Self.self]
+  }
+}
+
+/// A node that observes one `Int` trait both ways: by a registration, whose calls it counts, and
+/// by a tracked layout that reads it, whose invalidations it counts.
+private final class ZAIntTraitObserver: TraitNode {
+  let observed: any ZAIntTrait.Type
+  var calls = 0
+  var needsLayout = false
+  var invalidations = 0
+  /// What the last layout read, so that the read is not dead code.
+  var frame = 0
+
+  init(_ observed: any ZAIntTrait.Type) {
+    self.observed = observed
+    super.init()
+    registerForTraitChanges([observed as TraitKit.Trait]) {
+      (self: ZAIntTraitObserver, _: TraitCollection) in
+      self.calls += 1
+    }
+  }
+
+  /// Runs the tracked layout; the invalidation captures nothing: it receives the node.
+  func layout() {
+    needsLayout = false
+    withTraitTracking(
+      slot: .layout,
+      invalidation: { ZAIntTraitObserver.invalidate($0) },
+      readTrait
+    )
+  }
+
+  /// Re-runs the tracked layout when an invalidation asked for it.
+  func layoutIfNeeded() {
+    if needsLayout { layout() }
+  }
+
+  /// The layout's body: reads the observed trait.
+  private func readTrait() {
+    frame = observed.value(in: self)
+  }
+
+  private static func invalidate(_ node: TraitNode) {
+    let observer = unsafeDowncast(node, to: ZAIntTraitObserver.self)
+    observer.needsLayout = true
+    observer.invalidations += 1
   }
 }
 
@@ -350,6 +424,65 @@ struct ZeroAllocationTests {
     graph.root.traitOverrides[ZABeyondTrait.self] = 4
     graph.updateTraitsIfNeeded()
     #expect(views.allSatisfy { $0.invalidations == 1 })
+  }
+
+  @Test(
+    "toggling an override of a trait beyond the first 64 allocates nothing, read, observed or tracked",
+    arguments: [64, 128]
+  )
+  func togglingTraitBeyond(first bound: Int) {
+    // The root and the leaf override that trait alone, so that their overrides' index sets hold
+    // nothing in their first word: a refresh asks whether the words beyond it are empty, and so
+    // does a delivery to a legacy node that finds that trait interesting. An unspecialized
+    // generic algorithm there allocated once per word beyond the first: the further the trait's
+    // index, the more.
+    let trait: any ZAIntTrait.Type
+    if bound == 64 {
+      registerTraitBeyondFirst64()
+      trait = ZABeyondTrait.self
+    } else {
+      registerTraitBeyondFirst128()
+      trait = ZAFarTrait.self
+    }
+    #expect(_TraitRegistry.index(of: trait) >= bound)
+    let graph = TraitGraph()
+    let observer = ZAIntTraitObserver(trait)
+    let leaf = TraitNode()
+    let legacyCalls = ObserverCounts()
+    let legacy = LegacyBenchNode(slot: legacyCalls.slot(0), interestingTraits: [trait])
+    graph.root.addTraitChild(observer)
+    observer.addTraitChild(leaf)
+    graph.root.addTraitChild(legacy)
+    observer.layout()
+
+    // Writes, each followed by a read that refreshes the node's collection, without a pass.
+    let write = {
+      trait.flip(at: graph.root)
+      trait.flip(at: leaf)
+      observer.frame &+= trait.value(in: leaf)
+    }
+    for _ in 0..<Self.warmUps { write() }
+
+    let (writeAllocations, _) = Self.steadyAllocations(write)
+
+    #expect(writeAllocations == 0, "writes and reads")
+
+    // Passes, each delivering the change to a registration and to a legacy node, and
+    // invalidating a tracked read, which runs again.
+    let change = {
+      trait.flip(in: graph)
+      observer.layoutIfNeeded()
+    }
+    for _ in 0..<Self.warmUps { change() }
+    let (callsBefore, invalidationsBefore) = (observer.calls, observer.invalidations)
+    _ = legacyCalls.take()
+
+    let (changeAllocations, rounds) = Self.steadyAllocations(change)
+
+    #expect(changeAllocations == 0, "passes and re-tracking")
+    #expect(observer.calls - callsBefore == rounds * Self.runs)
+    #expect(observer.invalidations - invalidationsBefore == rounds * Self.runs)
+    #expect(legacyCalls.take() == rounds * Self.runs)
   }
 
   @Test("steady-state delivery allocates nothing")

@@ -96,7 +96,7 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
   }
 
   @inline(__always)
-  var isEmpty: Bool { first == 0 && (rest.isEmpty || rest.allSatisfy { $0 == 0 }) }
+  var isEmpty: Bool { first == 0 && (rest.isEmpty || restIsZero) }
 
   /// Empties the set, keeping its capacity.
   @inline(__always)
@@ -120,7 +120,19 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
   /// `_TraitFilter.lastSummarizedIndex`.
   @inline(__always)
   var isSummarizedExactly: Bool {
-    first >> 63 == 0 && (rest.isEmpty || !rest.contains { $0 != 0 })
+    first >> 63 == 0 && (rest.isEmpty || restIsZero)
+  }
+
+  /// Whether no index beyond the first 64 is in the set: every word of `rest` is 0.
+  // NB: an index loop, not a generic algorithm such as `allSatisfy` or `contains(where:)`:
+  // unspecialized (-Onone), a generic algorithm reads each element through a coroutine that
+  // allocates its frame, one allocation per word, and a node's refresh asks whether its
+  // overrides are empty, and a delivery whether a legacy registration's interesting traits are
+  // (ZeroAllocationTests).
+  @inline(never)
+  private var restIsZero: Bool {
+    for word in rest.indices where rest[word] != 0 { return false }
+    return true
   }
 
   @inlinable @inline(__always)
