@@ -5,11 +5,11 @@ import Synchronization
 /// Another tenant of the shared cache, on demand (`--contend`): a thread that streams through a
 /// buffer, reading and writing one word per cache line, until stopped.
 ///
-/// S6 and S8 compare contenders of different footprints, so their ratios depend on how much of
-/// the shared cache the host's other tenants leave the benchmark (see `LoadLatencyProbe`). A run
-/// with contention shows that squeezed regime whenever it is asked for, rather than when the
-/// host happens to be busy; the load-latency probe, run with the contention on, shows how far it
-/// squeezed.
+/// S6, S7's tracked read and S8 compare contenders of different footprints, so their ratios
+/// depend on how much of the shared cache the host's other tenants leave the benchmark (see
+/// `LoadLatencyProbe`). A run with contention shows that squeezed regime whenever it is asked
+/// for, rather than when the host happens to be busy; the load-latency probe, run with the
+/// contention on, shows how far it squeezed.
 final class CacheContention: Sendable {
   /// The size of the buffer the thread streams through, in MiB.
   let mebibytes: Int

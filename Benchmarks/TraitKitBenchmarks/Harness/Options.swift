@@ -37,8 +37,9 @@ struct Options {
       --contender C[,C…]    Measure only these contenders (floor, traitkit, traitkit-legacy,
                             observation, notificationcenter), e.g. for profiling.
       --contend MIB         While measuring, stream through MIB of memory (1–4096) on another
-                            core, as a busy neighbour would: shows S6 and S8 under a contended
-                            shared cache (compare the load-latency probe in the header).
+                            core, as a busy neighbour would: shows S6, S7's tracked read and
+                            S8 under a contended shared cache (compare the load-latency probe
+                            in the header).
       --format FORMAT       table (default), markdown, csv or json.
       --output FILE         Write the report to FILE instead of standard output.
       --svg FILE            Also draw a log-log chart of ns per callback against observer count

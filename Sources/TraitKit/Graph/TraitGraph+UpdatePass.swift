@@ -41,8 +41,9 @@ extension TraitGraph {
   /// pass does nothing.
   ///
   /// - Precondition: The pass converges within 100 rounds.
-  /// - Complexity: O(*v* + *c*), where *v* is the number of nodes on the paths to observers of
-  ///   the changed traits and *c* the number of their registrations.
+  /// - Complexity: O(*v* + *k* + *c*), where *v* is the number of nodes on the paths to
+  ///   observers of the changed traits, *k* the number of those nodes' children (the walk checks
+  ///   each child's summary) and *c* the number of their registrations.
   public func updateTraitsIfNeeded() {
     guard _isDirty else {
       // Nothing is pending: the pass has nothing to do.
