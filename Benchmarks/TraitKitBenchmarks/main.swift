@@ -136,15 +136,26 @@ let report = Report(
 let text = report.render(options.format)
 /// Failures to write what the options asked for; the run still writes the rest and checks counts.
 var writeFailures = 0
+/// Writes `text` to standard output; returns whether it could, saying why not (a full disk, a
+/// closed descriptor), which `print` would drop at exit.
+func writeToStandardOutput(_ text: String) -> Bool {
+  do {
+    try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+    return true
+  } catch {
+    printError("error: cannot write the report to standard output: \(OutputFile.reason(error))")
+    return false
+  }
+}
 if let output = options.output {
   if let failure = OutputFile(path: output).write(text) {
     // The measurements are not lost: the report goes to standard output instead.
     printError("error: \(failure); the report follows on standard output")
-    print(text, terminator: "")
+    _ = writeToStandardOutput(text)
     writeFailures += 1
   }
-} else {
-  print(text, terminator: "")
+} else if !writeToStandardOutput(text) {
+  writeFailures += 1
 }
 
 if let svgPath = options.svg {

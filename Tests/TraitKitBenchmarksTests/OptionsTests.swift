@@ -66,6 +66,15 @@ struct OptionsTests {
         ["compare", "--svg", "chart.svg"],
         "--svg charts the S1 fan-out of a run; compare has no fan-out to chart"
       ),
+      // A second value would silently replace the first.
+      (["--output", "a.txt", "--output", "b.txt"], "--output is given twice: give it once"),
+      (["--format", "csv", "--format", "json"], "--format is given twice: give it once"),
+      (["--samples", "2", "--samples", "3"], "--samples is given twice: give it once"),
+      (["--svg", "a.svg", "--svg", "b.svg"], "--svg is given twice: give it once"),
+      (["--contend", "8", "--contend", "32"], "--contend is given twice: give it once"),
+      (["--smoke", "--smoke"], "--smoke is given twice: give it once"),
+      (["--quick", "--smoke"], "--quick and --smoke both choose the sizes: give one"),
+      (["--smoke", "--quick"], "--smoke and --quick both choose the sizes: give one"),
     ]
   )
   func mistakes(arguments: [String], message: String) {
@@ -91,11 +100,16 @@ struct OptionsTests {
     }
     #expect(
       error?.message
-        == "unknown scenario 'S0', 'S99' (choose from S1, S2, S3, S4, S5, S6, S7, S8, S9, S10)"
+        == "unknown scenario 's0', 'S99' (choose from S1, S2, S3, S4, S5, S6, S7, S8, S9, S10)"
     )
-    // A run's scenario is no `compare` workload.
-    let compare = try Options.parse(["compare", "--scenario", "S1"])
-    #expect(throws: UsageError.self) { try compare.selectScenarios(from: allComparisons) }
+    // A run's scenario is no `compare` workload; a workload misspelled is named as typed.
+    let compare = try Options.parse(["compare", "--scenario", "S1,rotaton"])
+    let compareError = #expect(throws: UsageError.self) {
+      try compare.selectScenarios(from: allComparisons)
+    }
+    #expect(
+      compareError?.message.map { $0.hasPrefix("unknown scenario 'rotaton', 'S1' (") } == true
+    )
   }
 
   @Test("--svg with --scenario is accepted when the scenarios include S1")

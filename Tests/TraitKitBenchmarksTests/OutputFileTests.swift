@@ -92,6 +92,37 @@ struct OutputFileTests {
     }
   }
 
+  @Test("a write through a link to a file not made yet makes the file it names and keeps the link")
+  func danglingSymbolicLink() throws {
+    try withFolder { folder in
+      let link = folder + "/link.txt"
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "later.txt")
+      let file = OutputFile(path: link)
+      try file.checkWritable()
+      #expect(file.write("new\n") == nil)
+      #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "later.txt")
+      #expect(try String(contentsOfFile: folder + "/later.txt", encoding: .utf8) == "new\n")
+    }
+  }
+
+  @Test("a link to a file in a missing folder fails the check, naming that folder")
+  func danglingSymbolicLinkIntoMissingFolder() throws {
+    try withFolder { folder in
+      let link = folder + "/link.txt"
+      try FileManager.default.createSymbolicLink(
+        atPath: link,
+        withDestinationPath: folder + "/missing/report.txt"
+      )
+      let error = #expect(throws: UsageError.self) { try OutputFile(path: link).checkWritable() }
+      #expect(error?.message?.hasSuffix("there is no folder \(folder)/missing") == true)
+      #expect(
+        try FileManager.default.destinationOfSymbolicLink(atPath: link).hasSuffix(
+          "missing/report.txt"
+        )
+      )
+    }
+  }
+
   @Test("a replaced file keeps its permissions")
   func permissionsKept() throws {
     try withFolder { folder in

@@ -204,6 +204,57 @@ struct ReportTests {
       #expect(summary.contains("observation"))
     }
   }
+
+  @Test("a target's figure rounded onto its bound prints the digits that decide its verdict")
+  func targetFiguresAgreeWithVerdicts() {
+    func row(_ measured: Double, _ bound: Double, atMost: Bool) -> String {
+      var report = sampleReport()
+      report.targets = [
+        TargetVerdict(
+          scenario: "S9",
+          figure: "figure",
+          point: "p=1",
+          measured: measured,
+          bound: bound,
+          atMost: atMost
+        )
+      ]
+      let text = report.render(.markdown)
+      return text.split(separator: "\n").first { $0.hasPrefix("| S9 | figure") }.map(String.init)
+        ?? ""
+    }
+    #expect(row(1.5004, 1.5, atMost: true) == "| S9 | figure | p=1 | 1.5004 | ≤ 1.5 | NO |")
+    #expect(row(4.996, 5, atMost: false) == "| S9 | figure | p=1 | 4.996 | ≥ 5 | NO |")
+    #expect(row(0.0003, 0, atMost: true) == "| S9 | figure | p=1 | 0.0003 | ≤ 0 | NO |")
+    // Figures that two decimals judge rightly keep them.
+    #expect(row(1.4996, 1.5, atMost: true) == "| S9 | figure | p=1 | 1.50 | ≤ 1.5 | yes |")
+    #expect(row(1.27, 1.5, atMost: true) == "| S9 | figure | p=1 | 1.27 | ≤ 1.5 | yes |")
+  }
+
+  @Test("an allocation count below 0.005 per operation prints two significant digits, not 0.00")
+  func smallAllocationCounts() {
+    let result = PointResult(
+      scenarioID: "S7",
+      scenarioName: "Tracking.relayout",
+      params: [("mode", 0)],
+      contender: .traitkit,
+      unit: "read",
+      nanoseconds: [5, 6, 7],
+      callbacksPerOperation: 0,
+      allocationsPerOperation: 1.0 / 3_333,
+      bytes: nil,
+      nodesVisitedPerOperation: nil,
+      ratioToFloor: nil
+    )
+    let report = Report(
+      host: .fixture(samples: 3),
+      results: [result],
+      summaries: ["S7": "tracking"],
+      notes: []
+    )
+    let row = report.render(.markdown).split(separator: "\n").first { $0.hasPrefix("| traitkit |") }
+    #expect(row?.contains("| 0 | 0.0003 |") == true)
+  }
 }
 
 @Suite("traitkit-bench SVG chart")

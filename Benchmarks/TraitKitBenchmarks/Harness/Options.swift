@@ -8,7 +8,10 @@ struct Options {
   }
 
   var command = Command.run
+  /// The names `--scenario` gave, upper-cased.
   var scenarios: Set<String> = []
+  /// Each name of `scenarios` as it was first typed, for error messages.
+  var scenarioSpellings: [String: String] = [:]
   var preset = SizePreset.full
   var format = OutputFormat.table
   var output: String?
@@ -55,7 +58,23 @@ struct Options {
       options.command = command
       remaining = remaining.dropFirst()
     }
+    /// The options that take one value, or choose one setting, given so far; `--quick` and
+    /// `--smoke` both choose the sizes.
+    var given: [String: String] = [:]
     while let argument = remaining.popFirst() {
+      // NB: a second one would silently replace the first: a report asked for under one name
+      // would never be written, or a run would take sizes other than those asked for.
+      let setting = argument == "--smoke" ? "--quick" : argument
+      if ["--quick", "--samples", "--format", "--contend", "--output", "--svg"].contains(setting) {
+        if let earlier = given[setting] {
+          throw UsageError(
+            earlier == argument
+              ? "\(argument) is given twice: give it once"
+              : "\(earlier) and \(argument) both choose the sizes: give one"
+          )
+        }
+        given[setting] = argument
+      }
       // NB: an option is never taken as a value: `--output --smoke` would otherwise write the
       // report to a file named "--smoke" and run at full size.
       func value() throws(UsageError) -> String {
@@ -77,7 +96,11 @@ struct Options {
       }
       switch argument {
       case "--scenario":
-        options.scenarios.formUnion(try list(of: "scenario").map { $0.uppercased() })
+        for name in try list(of: "scenario") {
+          let key = name.uppercased()
+          options.scenarios.insert(key)
+          if options.scenarioSpellings[key] == nil { options.scenarioSpellings[key] = String(name) }
+        }
       case "--quick": options.preset = .quick
       case "--smoke": options.preset = .smoke
       case "--samples":
@@ -164,7 +187,7 @@ struct Options {
     let ids = available.map { $0.id.uppercased() }
     let unknown = scenarios.subtracting(ids).sorted()
     guard unknown.isEmpty else {
-      let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+      let names = unknown.map { "'\(scenarioSpellings[$0] ?? $0)'" }.joined(separator: ", ")
       throw UsageError(
         "unknown scenario \(names) (choose from \(available.map(\.id).joined(separator: ", ")))"
       )

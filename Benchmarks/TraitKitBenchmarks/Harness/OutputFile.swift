@@ -12,11 +12,21 @@ struct OutputFile {
   let path: String
 
   /// The path a write goes to: absolute, with symbolic links resolved, so that the file a link
-  /// names is replaced rather than the link; or `path` itself where links lead to no path, as
-  /// `/dev/stdout`'s and `/dev/fd/N`'s lead to a pipe's or a terminal's inode.
+  /// names is replaced (or made, when it does not exist yet) rather than the link; or `path`
+  /// itself where links lead to no path, as `/dev/stdout`'s and `/dev/fd/N`'s lead to a pipe's
+  /// or a terminal's inode.
   var resolvedPath: String {
-    let resolved = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     let files = FileManager.default
+    var resolved = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    // NB: `resolvingSymlinksInPath()` leaves a link to a file that does not exist as it is: its
+    // target, relative to the link's folder, is where the write goes (at most 32 links deep, as
+    // the system follows them).
+    var links = 0
+    while links < 32, let target = try? files.destinationOfSymbolicLink(atPath: resolved) {
+      let folder = URL(fileURLWithPath: resolved).deletingLastPathComponent()
+      resolved = URL(fileURLWithPath: target, relativeTo: folder).standardizedFileURL.path
+      links += 1
+    }
     return files.fileExists(atPath: path) && !files.fileExists(atPath: resolved) ? path : resolved
   }
 
@@ -84,9 +94,15 @@ struct OutputFile {
 
   /// The operating system's words for `error` when it has them, such as "No space left on
   /// device".
-  private static func reason(_ error: any Error) -> String {
+  // NB: the underlying error is a `POSIXError` when a file write fails, and an `NSError` of the
+  // POSIX domain when a `FileHandle` write does.
+  static func reason(_ error: any Error) -> String {
     if let posix = (error as? CocoaError)?.underlying as? POSIXError {
       return String(cString: strerror(posix.code.rawValue))
+    }
+    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+    if let underlying, underlying.domain == NSPOSIXErrorDomain {
+      return String(cString: strerror(Int32(underlying.code)))
     }
     return error.localizedDescription
   }

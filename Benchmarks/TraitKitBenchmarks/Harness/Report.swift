@@ -164,7 +164,7 @@ struct Report {
     let headers = ["Scenario", "Figure", "Point", "Measured", "Target", "Met"]
     let rows = targets.map { verdict in
       [
-        verdict.scenario, verdict.figure, verdict.point, format(verdict.measured),
+        verdict.scenario, verdict.figure, verdict.point, measuredDescription(verdict),
         verdict.boundDescription, verdict.met ? "yes" : "NO",
       ]
     }
@@ -191,9 +191,25 @@ struct Report {
     return groups
   }
 
+  /// The measured figure of `verdict` as `format` prints it, or with as many more decimals as
+  /// it takes for the printed figure to meet or miss the bound as the figure does: "1.50 ≤ 1.5
+  /// NO" cannot be printed.
+  private func measuredDescription(_ verdict: TargetVerdict) -> String {
+    var text = format(verdict.measured)
+    var decimals = 2
+    while decimals < 12, let printed = Double(text), verdict.meets(printed) != verdict.met {
+      decimals += 1
+      text = String(format: "%.\(decimals)f", verdict.measured)
+    }
+    return text
+  }
+
   private func format(_ value: Double) -> String {
     if value.isNaN { return "–" }
     if value == value.rounded() && abs(value) < 1e6 { return String(Int(value)) }
+    // NB: two significant digits below 0.005, which two decimals would print as 0.00: one
+    // allocation in thousands of operations must not read as none.
+    if abs(value) < 0.005 { return String(format: "%.2g", value) }
     if abs(value) >= 100 { return String(format: "%.0f", value) }
     if abs(value) >= 10 { return String(format: "%.1f", value) }
     return String(format: "%.2f", value)

@@ -18,7 +18,10 @@ struct TargetVerdict {
   /// working sets larger than a core's own cache.
   var isMemoryBound = false
 
-  var met: Bool { atMost ? measured <= bound : measured >= bound }
+  var met: Bool { meets(measured) }
+
+  /// Whether `figure` meets the bound.
+  func meets(_ figure: Double) -> Bool { atMost ? figure <= bound : figure >= bound }
 
   /// "≤ 1.5" or "≥ 10".
   var boundDescription: String { (atMost ? "≤ " : "≥ ") + String(format: "%g", bound) }

@@ -18,7 +18,8 @@ struct S6RegistrationChurn: Scenario {
     "R=: T10k, register R (random node, random trait), cancel all by token in random order; "
     + "ns per register+cancel. dealloc=: build a subtree of that many nodes with 9 "
     + "registrations each under the root, detach and drop it; ns per registration of the "
-    + "whole lifecycle. bytes = heap a sample leaves behind (0, or the run fails). Observation omitted: "
+    + "whole lifecycle. bytes = heap a sample leaves behind (0 for floor and traitkit, or the run "
+    + "fails; notificationcenter's reported). Observation omitted: "
     + "its public API cannot cancel"
 
   /// Registrations per node of the deallocated subtree.
