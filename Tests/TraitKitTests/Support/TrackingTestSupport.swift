@@ -87,6 +87,19 @@ struct TTTree {
   func invalidationsOfNextPass() -> Int {
     pass().invalidationsDelivered
   }
+
+  /// A tree whose view `a` ran `body` once in its layout slot, with the collection it got there.
+  static func trackingA(_ body: (TraitCollection) -> Void) -> TTTree {
+    let tree = TTTree()
+    tree.a.track(.layout) { body(tree.a.traitCollection) }
+    return tree
+  }
+
+  /// Applies `change` to the root's overrides; returns how many invalidations the next pass runs.
+  func invalidations(after change: (inout TraitOverrides) -> Void) -> Int {
+    change(&graph.root.traitOverrides)
+    return invalidationsOfNextPass()
+  }
 }
 
 // MARK: - Traits and errors

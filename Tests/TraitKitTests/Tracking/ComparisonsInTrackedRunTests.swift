@@ -18,53 +18,38 @@ private enum LateLayoutTrait: TraitDefinition {
   static let defaultValue = 0
 }
 
-/// A tree whose view `a` ran `body` once in its layout slot, with the collection it got there.
-private func trackedTree(_ body: (TraitCollection) -> Void) -> TTTree {
-  let tree = TTTree()
-  tree.a.track(.layout) { body(tree.a.traitCollection) }
-  return tree
-}
-
-extension TTTree {
-  /// Applies `change` to the root's overrides; returns how many invalidations the next pass runs.
-  fileprivate func invalidations(after change: (inout TraitOverrides) -> Void) -> Int {
-    change(&graph.root.traitOverrides)
-    return invalidationsOfNextPass()
-  }
-}
-
 @Suite("Comparisons of collections inside a tracked closure")
 struct ComparisonsInTrackedRunTests {
   @Test("comparing with == depends on every trait, custom ones among them")
   func equalityReadsEveryTrait() {
     let reference = TraitCollection(userInterfaceStyle: .dark)
-    let tracked = trackedTree { collection in _ = collection == reference }
+    let tracked = TTTree.trackingA { collection in _ = collection == reference }
     #expect(tracked.invalidations { $0.horizontalSizeClass = .compact } == 1)
     #expect(tracked.invalidations { $0[ComparedCustomTrait.self] = 3 } == 1)
   }
 
   @Test("comparing with == depends on a trait type registered after the run")
   func equalityReadsTraitTypesRegisteredLater() {
-    let tracked = trackedTree { collection in _ = collection == TraitCollection() }
+    let tracked = TTTree.trackingA { collection in _ = collection == TraitCollection() }
     #expect(tracked.invalidations { $0[LateLayoutTrait.self] = 1 } == 1)
   }
 
   @Test("a comparison whose traits keep their values runs no invalidation")
   func equalityUnchangedRunsNothing() {
-    let tracked = trackedTree { collection in _ = collection == TraitCollection() }
+    let tracked = TTTree.trackingA { collection in _ = collection == TraitCollection() }
     #expect(tracked.invalidations { $0.userInterfaceStyle = .unspecified } == 0)
   }
 
   @Test("hashing a collection depends on every trait")
   func hashingReadsEveryTrait() {
     var hashes: Set<TraitCollection> = []
-    let tracked = trackedTree { collection in hashes.insert(collection) }
+    let tracked = TTTree.trackingA { collection in hashes.insert(collection) }
     #expect(tracked.invalidations { $0.displayScale = 3 } == 1)
   }
 
   @Test("changedTraits(from:) depends on every trait")
   func changedTraitsReadsEveryTrait() {
-    let tracked = trackedTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = collection.changedTraits(from: TraitCollection(userInterfaceStyle: .dark))
     }
     #expect(tracked.invalidations { $0.verticalSizeClass = .regular } == 1)
@@ -72,7 +57,7 @@ struct ComparisonsInTrackedRunTests {
 
   @Test("hasDifferentColorAppearance depends on the traits that affect color appearance only")
   func colorAppearanceReadsColorTraits() {
-    let tracked = trackedTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = collection.hasDifferentColorAppearance(comparedTo: TraitCollection())
     }
     #expect(tracked.invalidations { $0.horizontalSizeClass = .compact } == 0)
@@ -82,7 +67,7 @@ struct ComparisonsInTrackedRunTests {
 
   @Test("containsTraits(in:) depends on the traits the other collection sets")
   func containsTraitsReadsTheOtherCollectionsTraits() {
-    let tracked = trackedTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = collection.containsTraits(in: TraitCollection(userInterfaceStyle: .dark))
     }
     #expect(tracked.invalidations { $0.horizontalSizeClass = .compact } == 0)
@@ -91,7 +76,7 @@ struct ComparisonsInTrackedRunTests {
 
   @Test("a tracked collection passed as the argument counts as read too")
   func trackedArgumentCounts() {
-    let tracked = trackedTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = TraitCollection().containsTraits(in: collection)
     }
     #expect(tracked.invalidations { $0.layoutDirection = .rightToLeft } == 1)

@@ -12,70 +12,55 @@ private enum DerivedCustomTrait: TraitDefinition {
   static let defaultValue = 0
 }
 
-/// A tree whose view `a` ran `body` once in its layout slot, with the collection it got there.
-private func derivingTree(_ body: @escaping (TraitCollection) -> Void) -> TTTree {
-  let tree = TTTree()
-  tree.a.track(.layout) { body(tree.a.traitCollection) }
-  return tree
-}
-
-extension TTTree {
-  /// Applies `change` to the root's overrides; returns how many invalidations the next pass runs.
-  fileprivate func invalidationsAfter(_ change: (inout TraitOverrides) -> Void) -> Int {
-    change(&graph.root.traitOverrides)
-    return invalidationsOfNextPass()
-  }
-}
-
 @Suite("Collections made from a tracked collection")
 struct DerivedCollectionsInTrackedRunTests {
   @Test("a read through modifyingTraits' result depends on the trait it read")
   func modifyingTraitsResult() {
-    let tracked = derivingTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = collection.modifyingTraits { $0.userInterfaceLevel = .elevated }.horizontalSizeClass
     }
-    #expect(tracked.invalidationsAfter { $0.horizontalSizeClass = .compact } == 1)
+    #expect(tracked.invalidations { $0.horizontalSizeClass = .compact } == 1)
   }
 
   @Test("a read inside modifyingTraits' closure depends on the trait it read")
   func readInsideModifyingTraits() {
-    let tracked = derivingTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = collection.modifyingTraits { $0.verticalSizeClass = $0.horizontalSizeClass }
     }
-    #expect(tracked.invalidationsAfter { $0.horizontalSizeClass = .compact } == 1)
+    #expect(tracked.invalidations { $0.horizontalSizeClass = .compact } == 1)
   }
 
   @Test("a read through replacing's result depends on the trait it read, custom ones too")
   func replacingResult() {
-    let tracked = derivingTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = collection.replacing(TraitUserInterfaceStyle.self, value: .dark)[DerivedCustomTrait.self]
     }
-    #expect(tracked.invalidationsAfter { $0[DerivedCustomTrait.self] = 2 } == 1)
+    #expect(tracked.invalidations { $0[DerivedCustomTrait.self] = 2 } == 1)
   }
 
   @Test("a read through a merge depends on the tracked collection merged")
   func mergedResult() {
-    let tracked = derivingTree { collection in
+    let tracked = TTTree.trackingA { collection in
       let dark = TraitCollection(TraitUserInterfaceStyle.self, value: .dark)
       _ = TraitCollection(traitsFrom: [dark, collection]).horizontalSizeClass
     }
-    #expect(tracked.invalidationsAfter { $0.horizontalSizeClass = .compact } == 1)
+    #expect(tracked.invalidations { $0.horizontalSizeClass = .compact } == 1)
   }
 
   @Test("describing or encoding a tracked collection depends on every trait")
   func descriptionAndEncoding() throws {
-    let described = derivingTree { collection in _ = "\(collection)" }
-    #expect(described.invalidationsAfter { $0.horizontalSizeClass = .compact } == 1)
-    let encoded = derivingTree { collection in _ = try? JSONEncoder().encode(collection) }
-    #expect(encoded.invalidationsAfter { $0[DerivedCustomTrait.self] = 5 } == 1)
+    let described = TTTree.trackingA { collection in _ = "\(collection)" }
+    #expect(described.invalidations { $0.horizontalSizeClass = .compact } == 1)
+    let encoded = TTTree.trackingA { collection in _ = try? JSONEncoder().encode(collection) }
+    #expect(encoded.invalidations { $0[DerivedCustomTrait.self] = 5 } == 1)
   }
 
   @Test("a collection made from a tracked one, left unchanged, runs no invalidation")
   func unchangedRunsNothing() {
-    let tracked = derivingTree { collection in
+    let tracked = TTTree.trackingA { collection in
       _ = collection.modifyingTraits { $0.userInterfaceLevel = .elevated }.horizontalSizeClass
     }
-    #expect(tracked.invalidationsAfter { $0.horizontalSizeClass = .unspecified } == 0)
+    #expect(tracked.invalidations { $0.horizontalSizeClass = .unspecified } == 0)
   }
 
   @Test("making a collection from an untracked one records nothing")
@@ -85,6 +70,6 @@ struct DerivedCollectionsInTrackedRunTests {
     tree.a.track(.layout) {
       _ = outside.modifyingTraits { $0.userInterfaceLevel = .elevated }.horizontalSizeClass
     }
-    #expect(tree.invalidationsAfter { $0.horizontalSizeClass = .compact } == 0)
+    #expect(tree.invalidations { $0.horizontalSizeClass = .compact } == 0)
   }
 }
