@@ -199,7 +199,8 @@ struct MigrationComparison: Scenario {
     }
     let traits = workload.traits.map(\.label).joined(separator: " + ")
     return
-      "\(workload.change(in: app)); \(traits) used by \(users.joined(separator: ", ")); "
+      "\(workload.change(in: app)); \(traits) used, and changed, in "
+      + "\(users.joined(separator: ", ")); "
       + "per change: legacy \(perChange(legacy)) callbacks, registrations "
       + "\(perChange(registrations)); legacy wastes \(perChange(legacy - registrations)) of "
       + "\(perChange(legacy)) callbacks per change"

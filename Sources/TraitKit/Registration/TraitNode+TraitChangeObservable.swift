@@ -116,8 +116,9 @@ extension TraitNode: TraitChangeObservable {
   ///
   /// The legacy adapter's wildcard (SPI for `TraitKitLegacy`): the public API registers for named
   /// traits only, and a list of all traits known today would miss custom traits defined later.
-  /// Such callbacks run after the node's other registrations. A call in which none of
-  /// `interestingTraits` changed counts as wasted in ``TraitGraph/Statistics/Pass``.
+  /// Such callbacks run after the node's other registrations. When `interestingTraits` is not
+  /// empty, a call in which none of them changed counts as wasted in
+  /// ``TraitGraph/Statistics/Pass``; with no traits declared, no call does.
   ///
   /// - Parameters:
   ///   - interestingTraits: The traits the adopting code actually uses; may be empty.
