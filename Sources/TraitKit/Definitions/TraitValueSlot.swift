@@ -64,17 +64,12 @@ enum _SlotCoding<Value: Sendable> {
   @inlinable @inline(__always)
   static func areIdenticalEquatableValues(_ lhs: Value, _ rhs: Value) -> Bool {
     let identical: Bool
-    switch MemoryLayout<Value>.size {
-    case 8 where _isPOD(Value.self):
-      identical = unsafeBitCast(lhs, to: UInt64.self) == unsafeBitCast(rhs, to: UInt64.self)
-    case 4 where _isPOD(Value.self):
-      identical = unsafeBitCast(lhs, to: UInt32.self) == unsafeBitCast(rhs, to: UInt32.self)
-    case 2 where _isPOD(Value.self):
-      identical = unsafeBitCast(lhs, to: UInt16.self) == unsafeBitCast(rhs, to: UInt16.self)
-    case 1 where _isPOD(Value.self):
-      identical = unsafeBitCast(lhs, to: UInt8.self) == unsafeBitCast(rhs, to: UInt8.self)
-    default:
-      identical = haveIdenticalBytes(lhs, rhs)
+    switch _isPOD(Value.self) ? MemoryLayout<Value>.size : 0 {
+    case 8: identical = unsafeBitCast(lhs, to: UInt64.self) == unsafeBitCast(rhs, to: UInt64.self)
+    case 4: identical = unsafeBitCast(lhs, to: UInt32.self) == unsafeBitCast(rhs, to: UInt32.self)
+    case 2: identical = unsafeBitCast(lhs, to: UInt16.self) == unsafeBitCast(rhs, to: UInt16.self)
+    case 1: identical = unsafeBitCast(lhs, to: UInt8.self) == unsafeBitCast(rhs, to: UInt8.self)
+    default: identical = haveIdenticalBytes(lhs, rhs)
     }
     return identical && Value.self is any Equatable.Type
   }
