@@ -302,59 +302,65 @@ extension TraitGraph {
     // (S1: 24.4 → 22.4 instructions per callback at K=4096).
     let stride = MemoryLayout<_Registration>.stride
     var offset = _NodeObservers.entryOffset(position)
-    first.runCalled = offset
-    offset &+= stride
-    if !first.entries[position].call(node, previous) {
-      _runUserDied(of: node, at: position, uncalled: &uncalled)
-    }
-    while true {
-      // NB: the table read from the node at each step: a handler may have moved it. Its entries
-      // keep their positions while a delivery walks them, and no more than `end` of them are
-      // looked at, all there when the delivery began (compaction waits).
-      let table = node._observers.unsafelyUnwrapped
-      // NB: the run's limit is `end`'s offset, or 0 once a handler changed a value or the tree
-      // (see `TraitGraph._valuesDidChange()`) or a nested delivery ended the run: one comparison
-      // after each call, rather than one with `end` and another of `runSlot` (traitkit-bench
-      // S1).
-      guard offset < table.runLimit else { break }
-      #if TRAITKIT_INTERNAL_CHECKS
-      let user = _NodeObservers.entryPosition(atOffset: offset)
-      precondition(
-        user < end && user < table.count && table.runSlot == slot,
-        "Invariant: a run's users stay in its node's table, before its end, while it runs"
-      )
-      precondition(_epoch == epoch, "Invariant: a change of values or of the tree stops a run")
-      #endif
-      let entry = table.entry(atOffset: offset)
-      // NB: a user that continues the traits of the entry before it observes the run's traits,
-      // since every entry looked at so far does: one check of the entry's state, rather than a
-      // comparison of its summary too; and a handler kept inline, the common user, is called
-      // without asking whether the entry holds a box (traitkit-bench S1).
-      if entry.isLiveHandlerContinuingTraits(using: slot) {
-        #if TRAITKIT_INTERNAL_CHECKS
-        precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
-        #endif
-        table.runCalled = offset
-        offset &+= stride
-        entry.handler(node, previous)
-      } else if entry.isLiveRegistrationContinuingTraits(using: slot) {
-        #if TRAITKIT_INTERNAL_CHECKS
-        precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
-        #endif
-        table.runCalled = offset
-        offset &+= stride
-        if !entry.call(node, previous) {
-          let user = _NodeObservers.entryPosition(atOffset: offset) &- 1
-          _runUserDied(of: node, at: user, uncalled: &uncalled)
-        }
-      } else if entry.isLive || entry.summary != summary {
-        // Another baseline or other traits, or a tombstone of other traits, after which the
-        // next entry may continue those.
-        break
-      } else {
-        offset &+= stride
-        uncalled &+= 1
+    // NB: the position of the user called last kept in this frame, where a delivery nested in a
+    // callback finds it (see `_TableHeader.runCalled`), until the loop ends.
+    var calledOffset = offset
+    withUnsafeMutablePointer(to: &calledOffset) { calledAt in
+      first.runCalled = calledAt
+      offset &+= stride
+      if !first.entries[position].call(node, previous) {
+        _runUserDied(of: node, at: position, uncalled: &uncalled)
       }
+      while true {
+        // NB: the table read from the node at each step: a handler may have moved it. Its entries
+        // keep their positions while a delivery walks them, and no more than `end` of them are
+        // looked at, all there when the delivery began (compaction waits).
+        let table = node._observers.unsafelyUnwrapped
+        // NB: the run's limit is `end`'s offset, or 0 once a handler changed a value or the tree
+        // (see `TraitGraph._valuesDidChange()`) or a nested delivery ended the run: one comparison
+        // after each call, rather than one with `end` and another of `runSlot` (traitkit-bench
+        // S1).
+        guard offset < table.runLimit else { break }
+        #if TRAITKIT_INTERNAL_CHECKS
+        let user = _NodeObservers.entryPosition(atOffset: offset)
+        precondition(
+          user < end && user < table.count && table.runSlot == slot,
+          "Invariant: a run's users stay in its node's table, before its end, while it runs"
+        )
+        precondition(_epoch == epoch, "Invariant: a change of values or of the tree stops a run")
+        #endif
+        let entry = table.entry(atOffset: offset)
+        // NB: a user that continues the traits of the entry before it observes the run's traits,
+        // since every entry looked at so far does: one check of the entry's state, rather than a
+        // comparison of its summary too; and a handler kept inline, the common user, is called
+        // without asking whether the entry holds a box (traitkit-bench S1).
+        if entry.isLiveHandlerContinuingTraits(using: slot) {
+          #if TRAITKIT_INTERNAL_CHECKS
+          precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
+          #endif
+          calledAt.pointee = offset
+          offset &+= stride
+          entry.handler(node, previous)
+        } else if entry.isLiveRegistrationContinuingTraits(using: slot) {
+          #if TRAITKIT_INTERNAL_CHECKS
+          precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
+          #endif
+          calledAt.pointee = offset
+          offset &+= stride
+          if !entry.call(node, previous) {
+            let user = _NodeObservers.entryPosition(atOffset: offset) &- 1
+            _runUserDied(of: node, at: user, uncalled: &uncalled)
+          }
+        } else if entry.isLive || entry.summary != summary {
+          // Another baseline or other traits, or a tombstone of other traits, after which the
+          // next entry may continue those.
+          break
+        } else {
+          offset &+= stride
+          uncalled &+= 1
+        }
+      }
+      node._observers.unsafelyUnwrapped.runCalled = nil
     }
     let user = _NodeObservers.entryPosition(atOffset: offset)
     _runNode = nil
@@ -363,6 +369,7 @@ extension TraitGraph {
     let (replaced, holder) = node._observers.unsafelyUnwrapped.finishRun(
       of: slot,
       called: called,
+      lastCalled: calledOffset,
       entryCount: entryCount,
       liveCount: liveCount,
       recyclingInto: self

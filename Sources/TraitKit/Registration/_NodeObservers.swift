@@ -139,7 +139,7 @@ struct _NodeObservers {
   }
 
   /// Where entry `position` lies in the table, in bytes from its start: a run's positions
-  /// (`runCalled`, `runLimit`), which stay valid when the table moves.
+  /// (`runCalled`'s, `runLimit`), which stay valid when the table moves.
   @inline(__always) static func entryOffset(_ position: Int) -> Int {
     headerSize &+ position &* MemoryLayout<_Registration>.stride
   }
@@ -496,7 +496,6 @@ struct _NodeObservers {
     self.runSlot = slot
     self.runLimit = Self.entryOffset(end)
     self.runStart = Int32(truncatingIfNeeded: position)
-    self.runCalled = Self.entryOffset(position &- 1)
     self.runStorage = Unmanaged.passUnretained(storage)
   }
 
@@ -519,11 +518,13 @@ struct _NodeObservers {
   /// was made or cancelled on the node since the table had `entryCount` entries, `liveCount`
   /// live — and no other slot holds the run's collection, the slot takes it in place, and its
   /// old collection is returned, for the caller to keep alive until the pass ends. Otherwise the
-  /// users called move to the snapshot that holds the run's collection. Returns too the slot
-  /// that holds the run's collection, or -1 when none is known to.
+  /// users called, up to the one at byte offset `lastCalled`, move to the snapshot that holds
+  /// the run's collection. Returns too the slot that holds the run's collection, or -1 when none
+  /// is known to.
   func finishRun(
     of slot: Int32,
     called: Int32,
+    lastCalled: Int,
     entryCount: Int32,
     liveCount: Int32,
     recyclingInto graph: TraitGraph
@@ -536,7 +537,7 @@ struct _NodeObservers {
       liveCount == self.liveEntryCount,
       !snapshot(otherThan: slot, holds: self.runStorage.unsafelyUnwrapped)
     else {
-      return (nil, endRun(recyclingInto: graph))
+      return (nil, endRun(calledUpTo: lastCalled, recyclingInto: graph))
     }
     self.runSlot = -1
     self.runLimit = 0
@@ -546,13 +547,22 @@ struct _NodeObservers {
     return (previous, slot)
   }
 
-  /// Ends the active run, if any: the users it called move to a snapshot that holds the run's
-  /// collection, which they have seen.
+  /// Ends the active run, if any, from a delivery nested in one of its callbacks: the users it
+  /// called move to a snapshot that holds the run's collection, which they have seen.
+  func endRun(recyclingInto graph: TraitGraph) {
+    guard self.runSlot >= 0 else { return }
+    #if TRAITKIT_INTERNAL_CHECKS
+    precondition(self.runCalled != nil, "Invariant: a run is ended from within its loop")
+    #endif
+    endRun(calledUpTo: self.runCalled.unsafelyUnwrapped.pointee, recyclingInto: graph)
+  }
+
+  /// Ends the active run: the users it called, up to the one at byte offset `lastCalled`, move
+  /// to a snapshot that holds the run's collection, which they have seen.
   ///
   /// Returns that snapshot's slot, or -1 when the run had none left to move.
   @discardableResult
-  func endRun(recyclingInto graph: TraitGraph) -> Int32 {
-    guard self.runSlot >= 0 else { return -1 }
+  private func endRun(calledUpTo lastCalled: Int, recyclingInto graph: TraitGraph) -> Int32 {
     let slot = self.runSlot & ~Self.runInterruptedFlag
     self.runSlot = -1
     // NB: a nested delivery reaches the node only after a change of the tree, which interrupted
@@ -560,7 +570,7 @@ struct _NodeObservers {
     // an ended run whatever ended it.
     self.runLimit = 0
     var target: Int32 = -1
-    for position in Int(self.runStart)..<Self.entryPosition(atOffset: self.runCalled) &+ 1
+    for position in Int(self.runStart)..<Self.entryPosition(atOffset: lastCalled) &+ 1
     where entries[position].isLive(using: slot) {
       if target < 0 {
         target = self.runStorage.unsafelyUnwrapped._withUnsafeGuaranteedRef { snapshot(for: $0) }
