@@ -2,6 +2,8 @@ extension TraitCollection: Codable {
   /// Encodes the traits that hold a value other than their default, keyed by
   /// ``TraitDefinition/identifier``.
   ///
+  /// The collection is written as a dictionary, so that an encoder's key strategy leaves the
+  /// identifiers as they are.
   /// Traits whose values are not `Codable` are left out. Entries that were decoded with
   /// identifiers of no known trait are written back unchanged, unless a value has been set under
   /// that identifier since. Inside a tracked closure, encoding a collection counts as a read of
@@ -11,23 +13,22 @@ extension TraitCollection: Codable {
   /// - Throws: What the values' own encoding throws.
   public func encode(to encoder: any Encoder) throws {
     _recordComparison(.all)
-    var container = encoder.container(keyedBy: _TraitCodingKey.self)
-    var written: Set<String> = []
+    // NB: a dictionary keyed by identifier rather than a keyed container: an encoder's key
+    // strategy (`JSONEncoder.KeyEncodingStrategy`) rewrites a container's keys, but leaves a
+    // dictionary's, which are data, as they are.
+    var entries: [String: _EntryEncoding] = [:]
     for index in _storage.presentIndices() {
       let info = _TraitRegistry.info(at: index)
       guard let coding = info.coding else { continue }
-      try coding.encode(
-        _storage.slot(at: index, info: info),
-        &container,
-        _TraitCodingKey(stringValue: info.identifier)
-      )
-      written.insert(info.identifier)
+      let slot = _storage.slot(at: index, info: info)
+      entries[info.identifier] = _EntryEncoding { try coding.encode(slot, $0) }
     }
     // An entry kept from decoding loses to a value set since under the same identifier.
-    for (identifier, value) in _storage.unknown?.entries ?? [:]
-    where !written.contains(identifier) {
-      try container.encode(value, forKey: _TraitCodingKey(stringValue: identifier))
+    for (identifier, value) in _storage.unknown?.entries ?? [:] where entries[identifier] == nil {
+      entries[identifier] = _EntryEncoding { try value.encode(to: $0) }
     }
+    var container = encoder.singleValueContainer()
+    try container.encode(entries)
   }
 
   /// Decodes a collection, keyed by trait identifiers.
@@ -37,52 +38,32 @@ extension TraitCollection: Codable {
   /// **(beyond UIKit)**, when their values are made of what every decoder reads: nil, Booleans,
   /// integers, floating-point numbers, strings, and arrays and keyed containers of them. A
   /// decoder's value of another kind, such as a property list's date or data, can be read only
-  /// as its own type, which the trait would name: decoding then throws. A property list's real
-  /// with no fraction comes back as an integer.
+  /// as its own type, which the trait would name: decoding then throws. An integer keeps every
+  /// digit, up to 128 bits; any other number comes back as the nearest `Double`. A property
+  /// list's real with no fraction comes back as an integer.
+  ///
+  /// The collection is read as a dictionary, whose keys a decoder's key strategy leaves as they
+  /// are; the last key of each entry's coding path names its trait.
   ///
   /// - Parameter decoder: The decoder to read from.
   /// - Throws: `DecodingError` when the input is not a keyed container, when an entry of a
-  ///   known trait does not decode, or when an entry of an unknown one holds a value of a kind
-  ///   listed above as not kept; the error's description names the trait or the identifier.
+  ///   known trait does not decode, when an entry of an unknown one holds a value of a kind
+  ///   listed above as not kept or a number beyond a `Double`'s range, or when the decoder gives
+  ///   an entry no coding path; the error's description names the trait or the identifier.
   public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: _TraitCodingKey.self)
+    // NB: a dictionary, not a keyed container, as in `encode(to:)`: a decoder's key strategy
+    // leaves its keys as they are.
+    let entries = try decoder.singleValueContainer().decode([String: _EntryDecoding].self)
     var storage = _Storage.empty
     var unknown: [String: _EncodedValue] = [:]
-    for key in container.allKeys {
-      guard let info = _TraitRegistry.info(forIdentifier: key.stringValue),
-        let coding = info.coding
-      else {
-        do {
-          unknown[key.stringValue] = try container.decode(_EncodedValue.self, forKey: key)
-        } catch {
-          throw DecodingError.dataCorrupted(
-            DecodingError.Context(
-              codingPath: container.codingPath + [key],
-              debugDescription:
-                "Cannot keep the entry under '\(key.stringValue)', which names no known trait: "
-                + "its value is of a kind that only its own type reads; use the trait, or pass it "
-                + "to TraitCollection.registerForDecoding(_:), before decoding: \(error)",
-              underlyingError: error
-            )
-          )
-        }
-        continue
+    for (identifier, entry) in entries {
+      switch entry {
+      case .known(let index, let slot):
+        _Storage.makeUnique(&storage, count: index + 1)
+        storage.store(slot, at: index)
+      case .unknown(let value):
+        unknown[identifier] = value
       }
-      let slot: _Slot
-      do {
-        slot = try coding.decode(container, key)
-      } catch {
-        throw DecodingError.dataCorrupted(
-          DecodingError.Context(
-            codingPath: container.codingPath + [key],
-            debugDescription:
-              "Cannot decode a value of trait \(info.name) (identifier '\(info.identifier)'): \(error)",
-            underlyingError: error
-          )
-        )
-      }
-      _Storage.makeUnique(&storage, count: info.index + 1)
-      storage.store(slot, at: info.index)
     }
     if !unknown.isEmpty {
       _Storage.makeUnique(&storage, count: 0)
@@ -104,24 +85,25 @@ extension TraitCollection: Codable {
 
 /// How one trait's values are encoded and decoded; present when the values are `Codable`.
 struct _TraitCoding: Sendable {
-  let encode:
-    @Sendable (_Slot, inout KeyedEncodingContainer<_TraitCodingKey>, _TraitCodingKey) throws ->
-      Void
-  /// Decodes a value and returns its canonical slot.
-  let decode: @Sendable (KeyedDecodingContainer<_TraitCodingKey>, _TraitCodingKey) throws -> _Slot
+  /// Encodes a slot's value as the single value of an encoder.
+  let encode: @Sendable (_Slot, any Encoder) throws -> Void
+  /// Decodes the single value of a decoder and returns its canonical slot.
+  let decode: @Sendable (any Decoder) throws -> _Slot
 
   /// The coding of `T`'s values, if they are `Codable`: asked at run time.
   init?<T: TraitDefinition>(_: T.Type) {
     guard T.Value.self is any Decodable.Type, T.Value.self is any Encodable.Type else { return nil }
     typealias Coding = _SlotCoding<T.Value>
-    encode = { slot, container, key in
+    encode = { slot, encoder in
       // NB: `T.Value` is `Encodable`, as checked above; the cast only tells the compiler.
       let value = Coding.value(slot, default: T.defaultValue) as! any Encodable
-      try _encode(value, into: &container, forKey: key)
+      var container = encoder.singleValueContainer()
+      try _encode(value, into: &container)
     }
-    decode = { container, key in
+    decode = { decoder in
       let decodable = T.Value.self as! any Decodable.Type
-      guard let value = try container.decode(decodable, forKey: key) as? T.Value else {
+      guard let value = try _decode(decodable, from: decoder.singleValueContainer()) as? T.Value
+      else {
         preconditionFailure("A decoded value of \(T.self) has another type")
       }
       return Self.slot(of: value, for: T.self)
@@ -130,11 +112,12 @@ struct _TraitCoding: Sendable {
 
   /// The coding of `T`'s values, which are `Codable` and `Equatable`: known statically.
   init<T: TraitDefinition>(codable _: T.Type) where T.Value: Codable & Equatable {
-    encode = { slot, container, key in
-      try container.encode(_SlotCoding<T.Value>.value(slot, default: T.defaultValue), forKey: key)
+    encode = { slot, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(_SlotCoding<T.Value>.value(slot, default: T.defaultValue))
     }
-    decode = { container, key in
-      Self.slot(of: try container.decode(T.Value.self, forKey: key), for: T.self)
+    decode = { decoder in
+      Self.slot(of: try decoder.singleValueContainer().decode(T.Value.self), for: T.self)
     }
   }
 
@@ -149,12 +132,82 @@ struct _TraitCoding: Sendable {
   }
 }
 
+// NB: through the container, not the value's own `encode(to:)` and `init(from:)`, so that the
+// coder's strategies for dates, data and the like apply.
 private func _encode<Value: Encodable>(
   _ value: Value,
-  into container: inout KeyedEncodingContainer<_TraitCodingKey>,
-  forKey key: _TraitCodingKey
+  into container: inout any SingleValueEncodingContainer
 ) throws {
-  try container.encode(value, forKey: key)
+  try container.encode(value)
+}
+
+private func _decode<Value: Decodable>(
+  _: Value.Type,
+  from container: any SingleValueDecodingContainer
+) throws -> Value {
+  try container.decode(Value.self)
+}
+
+/// One entry of an encoded collection: the value of a trait, or one kept from decoding.
+private struct _EntryEncoding: Encodable {
+  let body: (any Encoder) throws -> Void
+
+  func encode(to encoder: any Encoder) throws {
+    try body(encoder)
+  }
+}
+
+/// One entry of a collection being decoded, read under the identifier that the decoder's coding
+/// path ends with: its key in the encoded dictionary.
+private enum _EntryDecoding: Decodable {
+  /// The value of the trait with dense index `index`, as its canonical slot.
+  case known(index: Int, slot: _Slot)
+  /// A value kept under an identifier of no known `Codable` trait.
+  case unknown(_EncodedValue)
+
+  init(from decoder: any Decoder) throws {
+    guard let identifier = decoder.codingPath.last?.stringValue else {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath,
+          debugDescription:
+            "Cannot tell which trait an entry is for: the decoder gives the entry no coding path"
+        )
+      )
+    }
+    guard let info = _TraitRegistry.info(forIdentifier: identifier), let coding = info.coding
+    else {
+      do {
+        self = .unknown(try _EncodedValue(from: decoder))
+      } catch {
+        throw DecodingError.dataCorrupted(
+          DecodingError.Context(
+            codingPath: decoder.codingPath,
+            debugDescription:
+              "Cannot keep the entry under '\(identifier)', which names no known trait: its "
+              + "value is of a kind that only its own type reads, or a number beyond a Double's "
+              + "range; for the former, use the trait, or pass it to "
+              + "TraitCollection.registerForDecoding(_:), before decoding: \(error)",
+            underlyingError: error
+          )
+        )
+      }
+      return
+    }
+    do {
+      self = .known(index: info.index, slot: try coding.decode(decoder))
+    } catch {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath,
+          debugDescription:
+            "Cannot decode a value of trait \(info.name) (identifier '\(info.identifier)'): "
+            + "\(error)",
+          underlyingError: error
+        )
+      )
+    }
+  }
 }
 
 /// A coding key made of a trait identifier.
@@ -201,12 +254,9 @@ enum _EncodedValue: Hashable, Sendable, Codable {
   case object([String: _EncodedValue])
 
   init(from decoder: any Decoder) throws {
-    if let container = try? decoder.container(keyedBy: _TraitCodingKey.self) {
-      var object: [String: _EncodedValue] = [:]
-      for key in container.allKeys {
-        object[key.stringValue] = try container.decode(_EncodedValue.self, forKey: key)
-      }
-      self = .object(object)
+    // NB: an object read as a dictionary, whose keys a decoder's key strategy leaves alone.
+    if (try? decoder.container(keyedBy: _TraitCodingKey.self)) != nil {
+      self = .object(try decoder.singleValueContainer().decode([String: _EncodedValue].self))
     } else if var container = try? decoder.unkeyedContainer() {
       var array: [_EncodedValue] = []
       while !container.isAtEnd { array.append(try container.decode(_EncodedValue.self)) }
@@ -269,10 +319,8 @@ enum _EncodedValue: Hashable, Sendable, Codable {
       var container = encoder.unkeyedContainer()
       for value in values { try container.encode(value) }
     case .object(let values):
-      var container = encoder.container(keyedBy: _TraitCodingKey.self)
-      for (key, value) in values {
-        try container.encode(value, forKey: _TraitCodingKey(stringValue: key))
-      }
+      var container = encoder.singleValueContainer()
+      try container.encode(values)
     }
   }
 }

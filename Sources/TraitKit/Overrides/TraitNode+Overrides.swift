@@ -262,7 +262,8 @@ extension TraitNode {
   /// `-0.0` and `0.0`, or values that a custom `valuesEqual` calls equal).
   ///
   /// With no value changed (R3: nothing is invalidated) the collection stays current; the next
-  /// refresh, after some other change, applies the new overrides. Only what the node shields may
+  /// refresh, after some other change, applies the new overrides. Unless the base traits hold
+  /// entries that decoding kept: an override replaces the one under its identifier. Only what the node shields may
   /// differ, as for an override added with the value the node inherits: a change above that the
   /// node's registrations have not heard of yet would no longer reach them through the shield,
   /// so a trait newly shielded is pending here while a change of it is pending above, or may be
@@ -277,9 +278,17 @@ extension TraitNode {
     // NB: even when no value changed: the collection may be the parent's, shared, which a
     // refresh would keep for a node whose inherited collection stays (a node detached).
     _overridesChanged = true
-    if refresh || !changed.isEmpty { _treeDidChange() }
+    if refresh || !changed.isEmpty || _mayInheritKeptEntries { _treeDidChange() }
     let heldBack = added.isEmpty ? added : added & _changesPendingAbove(among: added)
     if !(changed | heldBack).isEmpty { _markPending(changed | heldBack) }
+  }
+
+  /// Whether the node may inherit entries that decoding kept under unknown identifiers: its
+  /// collection then changes with its overrides even when no value does, since an override
+  /// replaces the entry under its trait's identifier.
+  // NB: such entries reach a node only from the base traits (overrides hold none).
+  private final var _mayInheritKeptEntries: Bool {
+    _baseCell.storage._withUnsafeGuaranteedRef { $0.hasUnknown }
   }
 
   /// The traits of `filter` that may be changing above this node without this node's subtree

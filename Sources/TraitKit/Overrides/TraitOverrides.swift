@@ -200,7 +200,35 @@ public struct TraitOverrides: MutableTraits {
         result = copy
       }
     }
+    if inherited._withUnsafeGuaranteedRef({ $0.hasUnknown }) {
+      return _forgettingUnknownEntries(of: inherited, in: result)
+    }
     return result
+  }
+
+  /// Returns `result` (or, when it is nil, a copy of `inherited`) without the entries that
+  /// decoding kept as unknown under the identifier of a trait these overrides set, or `result`
+  /// itself when `inherited` has none of those: an override replaces the kept entry, as any
+  /// write under its identifier does, even one of the value the collection already reads.
+  // NB: out of line: a collection decoded with unknown entries is the rare case.
+  @inline(never)
+  private func _forgettingUnknownEntries(
+    of inherited: Unmanaged<_Storage>,
+    in result: Unmanaged<_Storage>?
+  ) -> Unmanaged<_Storage>? {
+    var overridden: [Int] = []
+    inherited._withUnsafeGuaranteedRef { inherited in
+      for index in _specified
+      where inherited.unknown?.entries[_TraitRegistry.info(at: index).identifier] != nil {
+        overridden.append(index)
+      }
+    }
+    guard !overridden.isEmpty else { return result }
+    var storage =
+      result?.takeRetainedValue()
+      ?? inherited._withUnsafeGuaranteedRef { $0.copy(count: $0.count) }
+    for index in overridden { _TraitMutations.forgetUnknown(at: index, in: &storage) }
+    return Unmanaged.passRetained(storage)
   }
 
   /// The traits that have an override, as a summary whose bits each stand for one trait: what
