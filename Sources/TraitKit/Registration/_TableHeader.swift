@@ -55,8 +55,9 @@ struct _TableHeader {
   // register of its own (traitkit-bench S1). And on the stack, not in the header: the loop
   // stores its position before each call, and a store to the header's second line, which the
   // loop reads after the call, took about 2 cycles a callback or none, from one process to the
-  // next with the same binary (S1 at K=4096: 2.51 ns a callback in 25 of 41 runs, 1.86 in the
-  // others; on the stack, 1.84 in 13 of 15).
+  // next with the same binary (S1 at K=4096: 2.51 ns a callback in 29 of 47 runs, 1.86 in the
+  // others; on the stack, 2.51 in 11 of 36 runs of three builds, which also differ in where
+  // the loop lies).
   var runCalled: UnsafeMutablePointer<Int>?
   /// The collection the run's users see, unretained: the running delivery keeps it.
   var runStorage: Unmanaged<_Storage>?
