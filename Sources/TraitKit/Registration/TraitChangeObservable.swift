@@ -5,8 +5,9 @@
 /// collection you last saw (never on registration). Handlers receive the observed object, so they
 /// need no `[weak self]`; targets are held weakly.
 ///
-/// A node holds at most 2^26 registrations, counting those cancelled during a delivery that is
-/// still running; registering beyond that traps.
+/// A node holds at most 2^26 registrations; while a delivery runs on the node, that counts every
+/// cancelled registration whose entry the table has not reclaimed yet. Registering beyond that
+/// traps.
 ///
 /// ```swift
 /// final class PageView: TraitNode {

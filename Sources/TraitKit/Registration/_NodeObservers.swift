@@ -55,6 +55,9 @@ struct _NodeObservers {
   private static let initialCapacity: Int32 = 4
   /// The capacity below which a full table grows by two entries rather than by half.
   private static let additiveGrowthLimit: Int32 = 16
+  /// The free snapshot slots above which an idle table removes them, once they are more than
+  /// half of its slots (see `compactSnapshots()`).
+  private static let snapshotCompactionFloor: Int32 = 8
   /// The fewest users a baseline has for a delivery to call them in a run: below it, starting
   /// and ending a run costs more than moving them one by one saves (traitkit-bench S5).
   static let minimumRunLength: Int32 = 8
@@ -285,13 +288,13 @@ struct _NodeObservers {
   /// The capacity a full table of `capacity` entries grows to: two entries more up to
   /// `additiveGrowthLimit`, half as much again above it, at most `maximumCapacity`.
   ///
-  /// - Precondition: `capacity` is below `maximumCapacity`, the most registrations (live, or
-  ///   cancelled during a delivery) a node holds.
+  /// - Precondition: `capacity` is below `maximumCapacity`, the most registrations a node
+  ///   holds (live, or, while a delivery runs on it, cancelled and not yet reclaimed).
   static func grownCapacity(from capacity: Int32) -> Int32 {
     _requireAPI(
       capacity < maximumCapacity,
-      "A node holds at most \(maximumCapacity) registrations, counting those cancelled during "
-        + "the delivery in progress"
+      "A node holds at most \(maximumCapacity) registrations, counting, while a delivery runs on "
+        + "it, those cancelled and not yet reclaimed"
     )
     // NB: most tables hold a few registrations, so their unused room is most of what a table
     // wastes (traitkit-bench S10). Growing a small table by two entries wastes at most one on
@@ -353,6 +356,11 @@ struct _NodeObservers {
   @inline(__always)
   func compactIfIdle() {
     guard self.deliveryDepth == 0 else { return }
+    if self.freeSnapshots > Self.snapshotCompactionFloor,
+      self.freeSnapshots * 2 > self.snapshotCount
+    {
+      compactSnapshots()
+    }
     if self.liveEntryCount == 0 && self.deferredReleases == 0 {
       // Every entry is a tombstone whose callee is released: nothing to walk.
       self.entryCount = 0
@@ -364,6 +372,44 @@ struct _NodeObservers {
         || self.tombstones * 2 > Swift.max(self.entryCount, Self.compactionFloor)
     else { return }
     compact()
+  }
+
+  /// Removes the free snapshot slots, renumbering the others and the entries that use them.
+  ///
+  /// Looking up a baseline then reads only the slots in use, not every one the node ever had. A
+  /// free slot 0 takes the first slot in use, so that a table left with one baseline has it
+  /// there (see ``hasSoleBaseline``).
+  ///
+  /// - Precondition: no delivery walks the entries (no run is active).
+  @inline(never)
+  private func compactSnapshots() {
+    let slotCount = Int(self.snapshotCount)
+    withUnsafeTemporaryAllocation(of: Int32.self, capacity: slotCount + 1) { renumbered in
+      renumbered[0] = 0
+      var primaryIsFree = self.primary.storage == nil
+      var kept = 0
+      for index in 0..<slotCount {
+        guard self.snapshots[index].storage != nil else {
+          renumbered[index + 1] = -1
+          continue
+        }
+        if primaryIsFree {
+          self.primary = self.snapshots[index]
+          primaryIsFree = false
+          renumbered[index + 1] = 0
+          continue
+        }
+        if kept != index { self.snapshots[kept] = self.snapshots[index] }
+        kept += 1
+        renumbered[index + 1] = Int32(kept)
+      }
+      for position in 0..<count where entries[position].isLive && entries[position].snapshot > 0 {
+        entries[position].snapshot = renumbered[Int(entries[position].snapshot)]
+      }
+      if self.recentSnapshot > 0 { self.recentSnapshot = renumbered[Int(self.recentSnapshot)] }
+      self.snapshotCount = Int32(kept)
+      self.freeSnapshots = 0
+    }
   }
 
   @inline(never)
@@ -416,6 +462,7 @@ struct _NodeObservers {
           free = index
         }
       }
+      if free >= 0 { self.freeSnapshots -= 1 }
     }
     // NB: only a delivery keeps a memo that a fill invalidates.
     if self.deliveryDepth > 0 { self.snapshotFills &+= 1 }
@@ -424,9 +471,9 @@ struct _NodeObservers {
       return 0
     }
     if free < 0 {
-      if Int(self.snapshotCount) == self.snapshotCapacity {
+      if self.snapshotCount == self.snapshotCapacity {
         let newCapacity = Swift.max(2, self.snapshotCapacity * 2)
-        let grown = UnsafeMutablePointer<_Snapshot>.allocate(capacity: newCapacity)
+        let grown = UnsafeMutablePointer<_Snapshot>.allocate(capacity: Int(newCapacity))
         grown.moveInitialize(from: self.snapshots, count: Int(self.snapshotCount))
         if self.snapshotCapacity > 0 { self.snapshots.deallocate() }
         self.snapshots = grown
@@ -607,12 +654,14 @@ struct _NodeObservers {
   /// Removes a use of snapshot `slot`, freeing the slot when it was the last; returns the
   /// collection the slot retained, for the caller to release.
   @inline(__always) private func dropUse(_ slot: Int32) -> Unmanaged<_Storage>? {
-    withSnapshot(slot) { snapshot -> Unmanaged<_Storage>? in
+    let freed = withSnapshot(slot) { snapshot -> Unmanaged<_Storage>? in
       snapshot.uses -= 1
       guard snapshot.uses == 0, let reference = snapshot.storage else { return nil }
       snapshot.storage = nil
       return reference
     }
+    if freed != nil, slot != 0 { self.freeSnapshots += 1 }
+    return freed
   }
 
   /// The number of snapshot slots, free ones included.

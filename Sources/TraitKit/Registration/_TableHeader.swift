@@ -36,7 +36,9 @@ struct _TableHeader {
   ///
   /// Each slot, like `primary`, retains its storage once; a nil storage marks a free slot.
   var snapshots = UnsafeMutablePointer<_Snapshot>(bitPattern: MemoryLayout<_Snapshot>.alignment)!
-  var snapshotCapacity = 0
+  var snapshotCapacity: Int32 = 0
+  /// The free slots among `snapshots`' first `snapshotCount`.
+  var freeSnapshots: Int32 = 0
   /// The numberings the table retired when its numbers ran out (retained); nil until then.
   var renumberings: Unmanaged<_Renumberings>?
   /// The snapshot slot of the active run, with `_NodeObservers.runInterruptedFlag` once a
