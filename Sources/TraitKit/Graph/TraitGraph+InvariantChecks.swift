@@ -137,6 +137,10 @@ extension _NodeObservers {
         )
       }
     }
+    precondition(
+      Int(self.freeSnapshots) == uses.dropFirst().count(where: { $0 == 0 }),
+      "Invariant: a registration table counts its free snapshot slots beyond slot 0"
+    )
     #endif
   }
 }

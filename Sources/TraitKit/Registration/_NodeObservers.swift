@@ -462,7 +462,6 @@ struct _NodeObservers {
           free = index
         }
       }
-      if free >= 0 { self.freeSnapshots -= 1 }
     }
     // NB: only a delivery keeps a memo that a fill invalidates.
     if self.deliveryDepth > 0 { self.snapshotFills &+= 1 }
@@ -470,7 +469,9 @@ struct _NodeObservers {
       self.primary.storage = Unmanaged.passRetained(storage)
       return 0
     }
-    if free < 0 {
+    if free >= 0 {
+      self.freeSnapshots -= 1
+    } else {
       if self.snapshotCount == self.snapshotCapacity {
         let newCapacity = Swift.max(2, self.snapshotCapacity * 2)
         let grown = UnsafeMutablePointer<_Snapshot>.allocate(capacity: Int(newCapacity))
