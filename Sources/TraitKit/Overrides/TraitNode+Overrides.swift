@@ -262,12 +262,12 @@ extension TraitNode {
   /// `-0.0` and `0.0`, or values that a custom `valuesEqual` calls equal).
   ///
   /// With no value changed (R3: nothing is invalidated) the collection stays current; the next
-  /// refresh, after some other change, applies the new overrides. Unless the base traits hold
-  /// entries that decoding kept: an override replaces the one under its identifier. Only what the node shields may
-  /// differ, as for an override added with the value the node inherits: a change above that the
-  /// node's registrations have not heard of yet would no longer reach them through the shield,
-  /// so a trait newly shielded is pending here while a change of it is pending above, or may be
-  /// on its way down in a running pass.
+  /// refresh, after some other change, applies the new overrides; unless the base traits hold
+  /// entries that decoding kept, since an override replaces the one under its identifier. Only
+  /// what the node shields may differ, as for an override added with the value the node
+  /// inherits: a change above that the node's registrations have not heard of yet would no
+  /// longer reach them through the shield, so a trait newly shielded is pending here while a
+  /// change of it is pending above, or may be on its way down in a running pass.
   final func _overridesDidChange(
     _ changed: _TraitFilter,
     shield: _TraitFilter,
