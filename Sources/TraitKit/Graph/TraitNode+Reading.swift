@@ -228,7 +228,7 @@ extension TraitNode {
     guard let overrides = _overrides, !overrides.pointee._specified.isEmpty || _overridesChanged
     else {
       // No overrides to apply (a node that never wrote them has no storage for them): share.
-      if _overrides != nil { _overridesAppliedAtStamp = _ThreadLocals.overridesAccessStamp }
+      if _overrides != nil { _overridesApplications &+= 1 }
       if _ownsResolved {
         replaced = _resolvedRef
         _ownsResolved = false
@@ -266,7 +266,7 @@ extension TraitNode {
         _inherited = newInherited.takeUnretainedValue()
       }
       _overridesChanged = false
-      _overridesAppliedAtStamp = _ThreadLocals.overridesAccessStamp
+      _overridesApplications &+= 1
     }
     _resolvedEpoch = epoch
     if let replaced { _recycleReplaced(replaced) }

@@ -23,11 +23,12 @@ extension TraitNode {
       newValue._changed = .none
       let overrides = _overrides ?? _makeOverrides()
       newValue._accessStamp = 0
-      let changed = overrides.pointee.differences(from: newValue)
+      let (changed, restored) = overrides.pointee.differences(from: newValue)
       overrides.pointee = newValue
-      guard !changed.isEmpty else { return }
-      // NB: no code ran since the write, so no refresh applied it: no access stamp to compare.
-      _overridesDidChange(changed, to: overrides, accessStamp: .max)
+      guard !changed.isEmpty || !restored.isEmpty else { return }
+      // NB: no code ran since the write, so no refresh applied it: the node's collection, if
+      // current, still holds what the old overrides gave.
+      _overridesDidChange(changed, to: overrides, restored: restored)
     }
     @inlinable
     _modify {
@@ -38,16 +39,21 @@ extension TraitNode {
       let overrides = _overrides ?? _makeOverrides()
       let stamp = TraitNode._nextOverridesAccessStamp()
       overrides.pointee._accessStamp = stamp
+      let applications = _overridesApplications
       // NB: deferred, so that an access that ends with an error thrown reports what it changed
       // too.
       defer {
         // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned
         // to, even with a value copied out of an earlier access — left another stamp, and no
-        // record of what changed.
-        if overrides.pointee._accessStamp != stamp {
-          _overridesDidChangeWhole(overrides, accessStamp: stamp)
+        // record of what changed. And during one in which a read applied the overrides, the
+        // node's collection stopped holding what the old ones gave, which the record is
+        // compared with; the access may also have assigned back a copy taken earlier in it,
+        // whose stamp is this one and whose record lacks what the read applied.
+        let applied = _overridesApplications != applications
+        if overrides.pointee._accessStamp != stamp || applied {
+          _overridesDidChangeWhole(overrides, comparable: !applied)
         } else if !overrides.pointee._changed.isEmpty {
-          _overridesDidChangeAfterModify(overrides, accessStamp: stamp)
+          _overridesDidChangeAfterModify(overrides)
         }
       }
       yield &overrides.pointee
@@ -55,50 +61,53 @@ extension TraitNode {
   }
 
   /// Gives this node its overrides' memory, on the first write to them: the overrides, then
-  /// ``_overridesAppliedAtStamp``, which a whole assignment of the overrides leaves alone.
+  /// ``_overridesApplications``, which a whole assignment of the overrides leaves alone.
   @usableFromInline
   final func _makeOverrides() -> UnsafeMutablePointer<TraitOverrides> {
     let memory = UnsafeMutableRawPointer.allocate(
-      byteCount: Self._appliedAtStampOffset + MemoryLayout<UInt64>.size,
+      byteCount: Self._applicationsOffset + MemoryLayout<UInt64>.size,
       alignment: Swift.max(MemoryLayout<TraitOverrides>.alignment, MemoryLayout<UInt64>.alignment)
     )
-    memory.storeBytes(of: 0, toByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+    memory.storeBytes(of: 0, toByteOffset: Self._applicationsOffset, as: UInt64.self)
     let overrides = memory.bindMemory(to: TraitOverrides.self, capacity: 1)
     overrides.initialize(to: TraitOverrides())
     _overrides = overrides
     return overrides
   }
 
-  /// Where ``_overridesAppliedAtStamp`` lies in the overrides' memory.
-  @inline(__always) private static var _appliedAtStampOffset: Int {
+  /// Where ``_overridesApplications`` lies in the overrides' memory.
+  @usableFromInline @inline(__always) static var _applicationsOffset: Int {
     (MemoryLayout<TraitOverrides>.size + MemoryLayout<UInt64>.alignment - 1)
       & ~(MemoryLayout<UInt64>.alignment - 1)
   }
 
-  /// The last overrides access stamp this thread had taken when a refresh last applied the
-  /// node's overrides (see `_nextOverridesAccessStamp()`); requires the overrides' memory.
+  /// How many times a refresh has applied the node's overrides to its collection; requires the
+  /// overrides' memory.
   ///
-  /// A refresh that applied them during an in-place access, from a read in the code the access
-  /// yields to, took place at or after the access's own stamp: the access's end cannot compare
-  /// its writes with the collection then. Kept beside the overrides, not in the node, so that
-  /// nodes that override nothing pay nothing for it (traitkit-bench S10).
-  final var _overridesAppliedAtStamp: UInt64 {
+  /// An in-place access during which it grows, from a read in the code the access yields to,
+  /// cannot compare its writes with the node's collection at its end. A count of the node's own,
+  /// not a stamp of the refreshing thread's: an access that spans a suspension may resume on
+  /// another thread. Kept beside the overrides, not in the node, so that nodes that override
+  /// nothing pay nothing for it (traitkit-bench S10).
+  // NB: inlinable, for each in-place access (traitkit-bench S1, S4).
+  @inlinable final var _overridesApplications: UInt64 {
     get {
       UnsafeRawPointer(_overrides.unsafelyUnwrapped)
-        .load(fromByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+        .load(fromByteOffset: Self._applicationsOffset, as: UInt64.self)
     }
     set {
       UnsafeMutableRawPointer(_overrides.unsafelyUnwrapped)
-        .storeBytes(of: newValue, toByteOffset: Self._appliedAtStampOffset, as: UInt64.self)
+        .storeBytes(of: newValue, toByteOffset: Self._applicationsOffset, as: UInt64.self)
     }
   }
 
   /// Takes the overrides that an in-place access replaced whole, which left no record of the
-  /// traits it changed.
+  /// traits it changed, or during which a refresh applied them: `comparable` says whether the
+  /// node's collection, if current, still holds what the old ones gave.
   @usableFromInline
   final func _overridesDidChangeWhole(
     _ overrides: UnsafeMutablePointer<TraitOverrides>,
-    accessStamp: UInt64
+    comparable: Bool
   ) {
     overrides.pointee._accessStamp = 0
     overrides.pointee._changed = .none
@@ -107,7 +116,7 @@ extension TraitNode {
     let conservative =
       _shield | overrides.pointee._specified.filter
       | _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
-    let values = _valueChanges(under: overrides.pointee, among: nil, accessStamp: accessStamp)
+    let values = comparable ? _valueChanges(under: overrides.pointee, among: nil) : nil
     _overridesDidChange(
       values?.changed ?? conservative,
       shield: overrides.pointee._shield,
@@ -137,19 +146,18 @@ extension TraitNode {
   /// the overrides `new` from its current collection's, and those whose stored values differ at
   /// all, equal or not, which a refresh must store anew; nil when that cannot be told without
   /// resolving: the node's collection or its parent's is not current, or does not apply the
-  /// node's old overrides, as when a refresh applied the new ones during the access whose stamp
-  /// is `accessStamp` (`.max` for no access).
+  /// node's old overrides.
+  ///
+  /// - Precondition: no refresh applied `new` since the node's collection was made: the caller
+  ///   wrote them without running code that read the node.
   ///
   /// The overflow bit of `candidates`, which stands for every trait past the exact ones, is
   /// kept in both as it is.
   private final func _valueChanges(
     under new: TraitOverrides,
-    among candidates: _TraitFilter?,
-    accessStamp: UInt64
+    among candidates: _TraitFilter?
   ) -> (changed: _TraitFilter, restored: _TraitFilter)? {
-    guard _resolvedIsCurrent, !_overridesChanged, _overridesAppliedAtStamp < accessStamp else {
-      return nil
-    }
+    guard _resolvedIsCurrent, !_overridesChanged else { return nil }
     let inherited: Unmanaged<_Storage>
     if let parent = _parentRef {
       guard parent._withUnsafeGuaranteedRef({ $0._resolvedIsCurrent }) else { return nil }
@@ -219,13 +227,10 @@ extension TraitNode {
 
   /// Consumes the change record that an in-place mutation of the overrides left.
   @usableFromInline
-  final func _overridesDidChangeAfterModify(
-    _ overrides: UnsafeMutablePointer<TraitOverrides>,
-    accessStamp: UInt64
-  ) {
+  final func _overridesDidChangeAfterModify(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
     let changed = overrides.pointee._changed
     overrides.pointee._changed = .none
-    _overridesDidChange(changed, to: overrides, accessStamp: accessStamp)
+    _overridesDidChange(changed, to: overrides)
   }
 
   /// Takes the node's new overrides, at `new`, whose overrides of the traits in `changed` differ
@@ -234,25 +239,26 @@ extension TraitNode {
   ///
   /// A trait overridden before and after changed value, since its override did; only one that
   /// gained or lost its override may keep its value, which is compared (§4: a write that
-  /// changes no value costs no pass).
+  /// changes no value costs no pass). `restored` holds the traits whose overrides hold values
+  /// equal to the old ones but stored differently, which the node's collection must store anew.
   @inline(__always)
   private final func _overridesDidChange(
     _ changed: _TraitFilter,
     to new: UnsafeMutablePointer<TraitOverrides>,
-    accessStamp: UInt64
+    restored: _TraitFilter = .none
   ) {
     // NB: read in place, not copied out, which would retain its storage (traitkit-bench S1).
     let shield = new.pointee._shield
     let flipped = changed & (shield ^ _shield)
     guard !flipped.isEmpty,
-      let values = _valueChanges(under: new.pointee, among: flipped, accessStamp: accessStamp)
+      let values = _valueChanges(under: new.pointee, among: flipped)
     else {
       return _overridesDidChange(changed, shield: shield)
     }
     _overridesDidChange(
       changed & ~flipped | values.changed,
       shield: shield,
-      refresh: !values.restored.isEmpty
+      refresh: !(values.restored | restored).isEmpty
     )
   }
 

@@ -242,17 +242,24 @@ public struct TraitOverrides: MutableTraits {
     return shield
   }
 
-  /// The traits whose overrides differ between `self` and `other`.
-  func differences(from other: TraitOverrides) -> _TraitFilter {
-    var filter = _TraitFilter.none
+  /// The traits whose overrides differ between `self` and `other`, and those that both override
+  /// with equal values stored differently (such as `-0.0` and `0.0`, or values that a custom
+  /// `valuesEqual` calls equal), which a node taking `other` must store anew.
+  func differences(
+    from other: TraitOverrides
+  ) -> (changed: _TraitFilter, restored: _TraitFilter) {
+    var changed = _TraitFilter.none
+    var restored = _TraitFilter.none
     for index in _specified where !other._specified.contains(index) {
-      filter |= _TraitFilter(index: index)
+      changed |= _TraitFilter(index: index)
     }
     for index in other._specified {
       if !_specified.contains(index) || !_storage.slotEqual(at: index, to: other._storage) {
-        filter |= _TraitFilter(index: index)
+        changed |= _TraitFilter(index: index)
+      } else if !_storage.hasIdenticalSlot(at: index, as: other._storage) {
+        restored |= _TraitFilter(index: index)
       }
     }
-    return filter
+    return (changed, restored)
   }
 }

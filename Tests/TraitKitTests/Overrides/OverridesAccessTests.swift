@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TraitKit
@@ -15,6 +16,26 @@ private func oaCopy(_ overrides: inout TraitOverrides, into saved: inout TraitOv
 /// Assigns `saved` to the overrides an access passes.
 private func oaRestore(_ overrides: inout TraitOverrides, from saved: TraitOverrides) {
   overrides = saved
+}
+
+/// A trait of this suite's own, whose changes its tests count.
+private struct OACountTrait: TraitDefinition {
+  static let defaultValue = 0
+}
+
+/// An unrelated trait, whose change makes the node's collection stale.
+private struct OAOtherTrait: TraitDefinition {
+  static let defaultValue = 0
+}
+
+/// Runs each job on a thread of its own: an access that spans a suspension resumes on another
+/// thread than the one it began on.
+private final class OAThreadPerJobExecutor: TaskExecutor {
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let executor = asUnownedTaskExecutor()
+    Thread { job.runSynchronously(on: executor) }.start()
+  }
 }
 
 @Suite("In-place accesses of trait overrides")
@@ -150,5 +171,41 @@ struct OverridesAccessTests {
     graph.updateTraitsIfNeeded()
 
     #expect(calls == [.dark])
+  }
+
+  @Test(
+    "an access resumed on another thread, where a read applied its write, is still delivered (R5)"
+  )
+  func accessResumedOnAnotherThreadIsDelivered() async {
+    let graph = TraitGraph()
+    let node = TraitNode()
+    graph.root.addTraitChild(node)
+    var calls = 0
+    node.registerForTraitChanges([OACountTrait.self]) { (_: TraitNode, _: TraitCollection) in
+      calls += 1
+    }
+    _ = node.traitCollection
+    var resumedElsewhere = false
+    func edit(_ overrides: inout TraitOverrides) async {
+      overrides[OACountTrait.self] = 1
+      // The access's stamp, which this thread gave it.
+      let stamp = _ThreadLocals.overridesAccessStamp
+      await Task.yield()
+      // NB: a thread that has not given out that stamp (a thread's own stamps start at 0).
+      resumedElsewhere = _ThreadLocals.overridesAccessStamp != stamp
+      // Any change made without an access of overrides (which would give this thread stamps
+      // of its own), so that the read refreshes the node, on this thread, from the edited ones.
+      graph.baseTraits = TraitCollection(OAOtherTrait.self, value: 1)
+      _ = node.traitCollection
+    }
+
+    await withTaskExecutorPreference(OAThreadPerJobExecutor()) {
+      await edit(&node.traitOverrides)
+    }
+    graph.updateTraitsIfNeeded()
+
+    #expect(resumedElsewhere)
+    #expect(node.traitCollection[OACountTrait.self] == 1)
+    #expect(calls == 1)
   }
 }

@@ -168,6 +168,78 @@ struct OverridesWriteEdgeTests {
     #expect(calls == 1)
   }
 
+  @Test(
+    "overrides assigned whole, equal but stored differently, are read and call no one (R3, R5, R6)"
+  )
+  func wholeAssignmentStoredDifferentlyIsRead() {
+    let graph = TraitGraph()
+    let node = TraitNode()
+    let child = TraitNode()
+    graph.root.addTraitChild(node)
+    node.addTraitChild(child)
+    node.traitOverrides[OECaseInsensitiveTrait.self] = "abc"
+    node.traitOverrides[OEOffsetTrait.self] = 0.0
+    var calls = 0
+    child.registerForTraitChanges([OECaseInsensitiveTrait.self, OEOffsetTrait.self]) {
+      (_: TraitNode, _: TraitCollection) in calls += 1
+    }
+    graph.updateTraitsIfNeeded()
+    _ = child.traitCollection
+    var requests = 0
+    graph.onNeedsUpdate = { requests += 1 }
+    var replacement = TraitOverrides()
+    replacement[OECaseInsensitiveTrait.self] = "ABC"
+    replacement[OEOffsetTrait.self] = -0.0
+
+    node.traitOverrides = replacement
+
+    #expect(node.traitOverrides[OECaseInsensitiveTrait.self] == "ABC")
+    #expect(node.traitCollection[OECaseInsensitiveTrait.self] == "ABC")
+    #expect(child.traitCollection[OECaseInsensitiveTrait.self] == "ABC")
+    #expect(node.traitCollection[OEOffsetTrait.self].sign == .minus)
+    #expect(child.traitCollection[OEOffsetTrait.self].sign == .minus)
+    // The values are equal to the ones the registration saw: nothing to tell it.
+    #expect(requests == 0)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == 0)
+  }
+
+  @Test(
+    "an edit undone within an access, after a read there applied it, is undone for readers (R5, R6)",
+    arguments: [false, true]
+  )
+  func editUndoneAfterMidAccessRead(readingChild: Bool) {
+    let graph = TraitGraph()
+    let node = TraitNode()
+    let child = TraitNode()
+    graph.root.addTraitChild(node)
+    node.addTraitChild(child)
+    var seen: [Int] = []
+    node.registerForTraitChanges([OEOtherTrait.self]) { (node: TraitNode, _: TraitCollection) in
+      seen.append(node.traitCollection[OEOtherTrait.self])
+    }
+    graph.updateTraitsIfNeeded()
+    _ = child.traitCollection
+    func editAndUndo(_ overrides: inout TraitOverrides) {
+      let saved = overrides
+      overrides[OEOtherTrait.self] = 2
+      // Any change, so that the read below refreshes the node from the edited overrides.
+      graph.root.traitOverrides[OEUnrelatedTrait.self] = 1
+      _ = (readingChild ? child : node).traitCollection
+      overrides = saved
+    }
+
+    editAndUndo(&node.traitOverrides)
+
+    #expect(!node.traitOverrides.contains(OEOtherTrait.self))
+    #expect(node.traitCollection[OEOtherTrait.self] == 0)
+    #expect(child.traitCollection[OEOtherTrait.self] == 0)
+    graph.updateTraitsIfNeeded()
+    #expect(node.traitCollection[OEOtherTrait.self] == 0)
+    // The value the registration saw last is the one the node has: nothing to tell it.
+    #expect(seen == [])
+  }
+
   @Test("an access of the overrides that ends with an error thrown still reports its writes")
   func accessEndingWithErrorReports() {
     struct Failure: Error {}
