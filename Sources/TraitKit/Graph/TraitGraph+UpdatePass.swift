@@ -396,8 +396,17 @@ extension TraitGraph {
             guard child._graphRef?.toOpaque() == graph else {
               observed |= child._subtreeObserved
               // NB: the round went past it all the same (R5), should a handler move it back,
-              // and what reached it waits for a pass of the graph it is in then.
-              child._roundMark = visitMark
+              // and what reached it waits for a pass of the graph it is in then. A node in a
+              // graph whose own round runs keeps that round's mark, which its visit or passing
+              // there may have left, or a move into that graph restored: this round's mark
+              // waits among the nodes that left it, which a move back during it restores.
+              if let other = child._graphRef,
+                other._withUnsafeGuaranteedRef({ $0._walkRound != 0 })
+              {
+                _departed[ObjectIdentifier(child)] = visitMark
+              } else {
+                child._roundMark = visitMark
+              }
               child._keepPending(reaching | child._pending)
               return nil
             }

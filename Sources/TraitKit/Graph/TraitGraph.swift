@@ -305,10 +305,13 @@ public final class TraitGraph {
   /// invalidations and registrations (see `_returnTakenChanges(within:)`).
   @exclusivity(unchecked) var _visitPending = _TraitFilter.none
   /// The marks (`TraitNode._roundMark`) of the running round that nodes had when they left this
-  /// graph: another graph's pass may overwrite them, and they get them back if they return in
-  /// the round.
+  /// graph, or that the round gave nodes of another graph it went past while that graph's own
+  /// round ran (which keep that round's mark): another graph's pass may overwrite them, and
+  /// they get them back if they return in the round.
   // NB: a node detached during a pass stays alive until the pass ends (the graveyard), so its
-  // identifier stands for it until then.
+  // identifier stands for it until then. One that another graph's nested pass let go may leave
+  // its identifier to a new node that joins in this round: that node waits for the next round,
+  // as one the round went past does, and loses nothing.
   @exclusivity(unchecked) var _departed: [ObjectIdentifier: UInt64] = [:]
 
   func _noteDirty() {
