@@ -8,6 +8,15 @@ extension TraitNode {
   ///
   /// Effective values are in ``traitCollection`` at once; registrations hear of the change in the
   /// next update pass. Writing the value an override already has does nothing.
+  ///
+  /// Reads of the node's ``traitCollection``, or a descendant's, in the middle of an in-place
+  /// access of these overrides (an `inout` argument, a mutating method) are current again once
+  /// the access ends. In the middle, a read that must refresh the node, after some other change,
+  /// reads the overrides the access holds, with its writes so far; one that need not sees them
+  /// as they were before. So an access that reads the node and then assigns the overrides whole
+  /// must use them after the read: an optimized build may otherwise release what the access
+  /// wrote before the read, since nothing in the access reads it again, and the read would find
+  /// a released collection. Read the node before or after the access instead.
   public final var traitOverrides: TraitOverrides {
     get {
       guard let overrides = _overrides else { return TraitOverrides() }
