@@ -131,7 +131,8 @@ let report = Report(
     before: latencyBefore,
     after: latencyAfter,
     contended: options.contention != nil
-  )
+  ),
+  failures: runner.failures
 )
 let text = report.render(options.format)
 /// Failures to write what the options asked for; the run still writes the rest and checks counts.

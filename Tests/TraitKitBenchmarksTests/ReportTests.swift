@@ -83,6 +83,41 @@ private func comparisonReport() -> Report {
 
 @Suite("traitkit-bench reports")
 struct ReportTests {
+  @Test("a run's failures come first in the table and markdown, after the CSV rows, and in JSON")
+  func failuresInEveryFormat() throws {
+    let failure =
+      "S1 Registration.fanOut K=16 [traitkit]: saw 15 callbacks in a sample, expected 16"
+    var report = sampleReport()
+    report.failures = [failure]
+
+    for format in [OutputFormat.table, .markdown] {
+      let text = report.render(format)
+      let banner = try #require(text.range(of: Report.failureBanner))
+      let firstScenario = try #require(text.range(of: "S1 Registration.fanOut —"))
+      #expect(banner.lowerBound < firstScenario.lowerBound)
+      #expect(text.contains(failure))
+    }
+    let csv = report.render(.csv).split(separator: "\n").map(String.init)
+    #expect(csv.suffix(2) == ["# " + Report.failureBanner, "# " + failure])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(report.render(.json).utf8)) as? [String: Any]
+    )
+    #expect(object["failures"] as? [String] == [failure])
+  }
+
+  @Test("a run without failures has no banner, no comment lines and an empty failures array")
+  func noFailures() throws {
+    let report = sampleReport()
+    for format in [OutputFormat.table, .markdown, .csv] {
+      #expect(!report.render(format).contains(Report.failureBanner))
+    }
+    #expect(!report.render(.csv).contains("\n#"))
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(report.render(.json).utf8)) as? [String: Any]
+    )
+    #expect(object["failures"] as? [String] == [])
+  }
+
   @Test("compare's JSON gives each result its wasted callbacks and its ratios to traitkit")
   func comparisonJSON() throws {
     let text = comparisonReport().render(.json)

@@ -144,7 +144,8 @@ struct RunnerTests {
         "SO Fake.perObserver observers=2 [observation]: saw 5 callbacks in a sample, expected 4",
       ]
     )
-    #expect(runner.results.allSatisfy { $0.callbacksPerOperation == 4 })
+    // What each contender's samples made: a right total stays right, a wrong one shows.
+    #expect(runner.results.map(\.callbacksPerOperation) == [4, 4, 5])
   }
 
   @Test("correct counts record no failure; each contender gets every sample and a floor ratio")
@@ -177,6 +178,18 @@ struct RunnerTests {
         "SX Fake.counting K=4 nodes=1 [traitkit]: saw 3 callbacks in a sample, expected 4"
       ]
     )
+  }
+
+  @Test("a result's callbacks per operation are those its samples made, not those expected")
+  func observedCallbacks() throws {
+    var runner = Runner(preset: .smoke, samples: 3) { _ in }
+    runner.run(CountingScenario(reported: [.floor: 4, .traitkit: 3]))
+
+    let floor = try #require(runner.results.first { $0.contender == .floor })
+    let traitKit = try #require(runner.results.first { $0.contender == .traitkit })
+    // Each sample runs 2 operations.
+    #expect(floor.callbacksPerOperation == 2)
+    #expect(traitKit.callbacksPerOperation == 1.5)
   }
 
   @Test("the contender filter measures only the chosen contenders")

@@ -15,6 +15,9 @@ struct Report {
   var targets: [TargetVerdict] = []
   /// How much of the shared cache the run had, when the probe could tell (see ``CacheSqueeze``).
   var cache: CacheSqueeze? = nil
+  /// The wrong callback counts and failed checks the run saw: when there are any, its figures
+  /// are not valid, and every format says so.
+  var failures: [String] = []
 
   func render(_ format: OutputFormat) -> String {
     switch format {
@@ -35,6 +38,10 @@ struct Report {
     } else {
       out += "traitkit-bench — " + host.fields.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
       out += "\n"
+    }
+    if !failures.isEmpty {
+      out += (markdown ? "\n**" : "\n") + Self.failureBanner + (markdown ? "**\n\n" : "\n")
+      for failure in failures { out += (markdown ? "- " : "  ") + failure + "\n" }
     }
     for note in notes { out += (markdown ? "\n> " : "note: ") + note + "\n" }
     var lastScenario = ""
@@ -239,6 +246,10 @@ struct Report {
     return out
   }
 
+  /// What a report with failures says first.
+  static let failureBanner =
+    "WRONG CALLBACK COUNTS OR FAILED CHECKS: this run's figures are not valid"
+
   // MARK: - CSV and JSON
 
   private func renderCSV() -> String {
@@ -268,6 +279,12 @@ struct Report {
           ratios.map { String($0.time) } ?? "", ratios.map { String($0.callbacks) } ?? "",
         ] : []
       out += (fields + percentiles + rest + comparison).joined(separator: ",") + "\n"
+    }
+    // NB: after the rows, as lines no CSV reader takes for a row of figures, so that a bad
+    // run's file cannot pass for a good one's.
+    if !failures.isEmpty {
+      out += "# " + Self.failureBanner + "\n"
+      for failure in failures { out += "# " + failure + "\n" }
     }
     return out
   }
@@ -323,7 +340,9 @@ struct Report {
         "memory_bound": verdict.isMemoryBound,
       ]
     }
-    var object: [String: Any] = ["host": hostObject, "results": entries, "targets": verdicts]
+    var object: [String: Any] = [
+      "host": hostObject, "results": entries, "targets": verdicts, "failures": failures,
+    ]
     if let cache {
       object["cache"] = [
         "mib": CacheSqueeze.mebibytes,

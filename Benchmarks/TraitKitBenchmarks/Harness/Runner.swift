@@ -7,6 +7,8 @@ struct PointResult {
   let unit: String
   /// Nanoseconds per unit, one per sample, sorted.
   let nanoseconds: [Double]
+  /// The callbacks a sample made per operation, as counted over the timed samples: the expected
+  /// count when every sample made it.
   let callbacksPerOperation: Double
   let allocationsPerOperation: Double?
   let bytes: Int?
@@ -94,6 +96,9 @@ struct Runner {
         }
       }
       var times = [[Double]](repeating: [], count: workloads.count)
+      // NB: the callbacks the timed samples made, so that a report shows what a run saw, not
+      // what it expected, when the two differ.
+      var callbacks = [Int](repeating: 0, count: workloads.count)
       let clock = ContinuousClock()
       for round in 0..<samples {
         // NB: each round starts one contender further on, so that no contender always runs
@@ -104,7 +109,7 @@ struct Runner {
           let workload = workloads[index]
           var seen = 0
           let elapsed = clock.measure { seen = workload.run() }
-          check(seen, workload, label)
+          callbacks[index] += check(seen, workload, label)
           times[index].append(elapsed.nanoseconds / Double(workload.units))
         }
       }
@@ -116,7 +121,8 @@ struct Runner {
           contender: workload.contender,
           unit: workload.unit,
           nanoseconds: times[index].sorted(),
-          callbacksPerOperation: Double(workload.expectedCallbacks) / Double(workload.operations),
+          callbacksPerOperation: Double(callbacks[index])
+            / Double(max(times[index].count, 1) * workload.operations),
           allocationsPerOperation: allocations[workload.contender],
           bytes: workload.bytes ?? retainedBytes[workload.contender],
           nodesVisitedPerOperation: nodesVisited[workload.contender],
@@ -134,19 +140,22 @@ struct Runner {
     }
   }
 
-  /// Checks the sample just run: its callbacks, and what the workload's `verify` checks.
-  private mutating func check(_ seen: Int, _ workload: Workload, _ label: String) {
+  /// Checks the sample just run: its callbacks, and what the workload's `verify` checks;
+  /// returns the callbacks it made.
+  @discardableResult
+  private mutating func check(_ seen: Int, _ workload: Workload, _ label: String) -> Int {
     var seen = seen
     if let verify = workload.verify {
       let (callbacks, wrong) = verify()
       seen += callbacks
       if let wrong { record("\(label) [\(workload.contender.rawValue)]: \(wrong)") }
     }
-    guard seen != workload.expectedCallbacks else { return }
+    guard seen != workload.expectedCallbacks else { return seen }
     record(
       "\(label) [\(workload.contender.rawValue)]: saw \(seen) callbacks in a sample, "
         + "expected \(workload.expectedCallbacks)"
     )
+    return seen
   }
 
   private mutating func record(_ failure: String) {
