@@ -58,6 +58,7 @@ struct OptionsTests {
         "--output and --svg name the same file, ./same.out: the chart would replace the report"
       ),
       (["--fast"], "unknown argument '--fast'"),
+      (["--smoke", "compare"], "'compare' is a command: give it first, before the options"),
       (["--contend", "0"], "--contend takes a size in MiB from 1 to 4096, not '0'"),
       (["--contend", "4097"], "--contend takes a size in MiB from 1 to 4096, not '4097'"),
       (["--contend", "lots"], "--contend takes a size in MiB from 1 to 4096, not 'lots'"),

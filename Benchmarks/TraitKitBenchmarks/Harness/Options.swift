@@ -131,7 +131,11 @@ struct Options {
       case "--output": options.output = try value()
       case "--svg": options.svg = try value()
       case "--help", "-h": throw UsageError(nil)
-      default: throw UsageError("unknown argument '\(argument)'")
+      default:
+        guard Command(rawValue: argument) == nil else {
+          throw UsageError("'\(argument)' is a command: give it first, before the options")
+        }
+        throw UsageError("unknown argument '\(argument)'")
       }
     }
     if options.command == .compare, options.svg != nil {
