@@ -12,7 +12,8 @@ private func result(
   floorMedian: Double,
   allocations: Double? = nil,
   visited: Double? = nil,
-  bytes: Int? = nil
+  bytes: Int? = nil,
+  bytesPerUnit: Double? = nil
 ) -> PointResult {
   PointResult(
     scenarioID: scenario,
@@ -25,7 +26,8 @@ private func result(
     allocationsPerOperation: allocations,
     bytes: bytes,
     nodesVisitedPerOperation: visited,
-    ratioToFloor: median / floorMedian
+    ratioToFloor: median / floorMedian,
+    bytesPerUnit: bytesPerUnit
   )
 }
 
@@ -148,6 +150,19 @@ struct TargetsTests {
     let uncounted = results(counted: false)
     #expect(verdicts(uncounted, "S1–S9").isEmpty)
     #expect(verdicts(uncounted, "S7").count == 1)
+  }
+
+  @Test("S10 judges bytes per registration from the figures before they were rounded")
+  func exactBytes() throws {
+    let point = [("registrations", 100)]
+    // Rounded, 55 ÷ 37 = 1.486 would meet the bound; exactly, 55.4 ÷ 36.6 = 1.514 does not.
+    let results = [
+      result("S10", .floor, point, median: 1, floorMedian: 1, bytes: 37, bytesPerUnit: 36.6),
+      result("S10", .traitkit, point, median: 1, floorMedian: 1, bytes: 55, bytesPerUnit: 55.4),
+    ]
+    let verdict = try #require(verdicts(results, "S10").values.first)
+    #expect(abs(verdict.measured - 55.4 / 36.6) < 1e-12)
+    #expect(!verdict.met)
   }
 
   @Test("S5 is met unless the run saw a wrong callback count in TraitKit's S5 samples")

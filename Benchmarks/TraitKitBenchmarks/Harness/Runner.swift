@@ -16,6 +16,8 @@ struct PointResult {
   var ratioToFloor: Double?
   /// Of `callbacksPerOperation`, those to observers that use none of what changed (`compare`).
   var wastedCallbacksPerOperation: Double?
+  /// `bytes` before it was rounded, where it is a figure per unit (S10).
+  var bytesPerUnit: Double?
 
   var median: Double { percentile(50) }
 
@@ -128,7 +130,8 @@ struct Runner {
           nodesVisitedPerOperation: nodesVisited[workload.contender],
           wastedCallbacksPerOperation: workload.wastedCallbacks.map {
             Double($0) / Double(workload.operations)
-          }
+          },
+          bytesPerUnit: workload.bytesPerUnit
         )
       }
       if let floor = pointResults.first(where: { $0.contender == .floor }) {

@@ -35,6 +35,8 @@ struct Workload {
   var run: () -> Int
   /// A memory figure in bytes, where the scenario measures memory.
   var bytes: Int?
+  /// `bytes` before it was rounded, where it is a figure per unit: what the targets judge.
+  var bytesPerUnit: Double?
   /// Whether the harness runs one more sample, untimed, to measure the heap bytes it leaves
   /// behind and reports them as ``bytes``: for workloads that end with what they started with,
   /// such as S6's, whose registrations all end.

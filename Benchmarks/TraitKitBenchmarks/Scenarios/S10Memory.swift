@@ -62,7 +62,7 @@ struct S10Memory: Scenario {
       verify: (() -> (callbacks: Int, wrong: String?))? = nil,
       _ run: @escaping () -> Int
     ) -> Workload {
-      Workload(
+      var workload = Workload(
         contender,
         unit: unit,
         units: timed,
@@ -72,6 +72,8 @@ struct S10Memory: Scenario {
         verify: verify,
         run: run
       )
+      workload.bytesPerUnit = Double(bytes) / Double(measured)
+      return workload
     }
     var workloads: [Workload]
     if phase == .override {
