@@ -126,7 +126,8 @@ struct Runner {
           callbacksPerOperation: Double(callbacks[index])
             / Double(max(times[index].count, 1) * workload.operations),
           allocationsPerOperation: allocations[workload.contender],
-          bytes: workload.bytes ?? retainedBytes[workload.contender],
+          bytes: workload.bytesPerUnit.map { Int($0.rounded()) }
+            ?? retainedBytes[workload.contender],
           nodesVisitedPerOperation: nodesVisited[workload.contender],
           wastedCallbacksPerOperation: workload.wastedCallbacks.map {
             Double($0) / Double(workload.operations)

@@ -33,13 +33,12 @@ struct Workload {
   var expectedCallbacks: Int
   /// Runs one sample; returns the callbacks it saw.
   var run: () -> Int
-  /// A memory figure in bytes, where the scenario measures memory.
-  var bytes: Int?
-  /// `bytes` before it was rounded, where it is a figure per unit: what the targets judge.
+  /// A memory figure in bytes per unit, where the scenario measures memory (S10): the report
+  /// shows it rounded to whole bytes, and the targets judge it as it is.
   var bytesPerUnit: Double?
   /// Whether the harness runs one more sample, untimed, to measure the heap bytes it leaves
-  /// behind and reports them as ``bytes``: for workloads that end with what they started with,
-  /// such as S6's, whose registrations all end.
+  /// behind and reports them as its result's bytes: for workloads that end with what they
+  /// started with, such as S6's, whose registrations all end.
   var retainedBytes = RetainedBytesCheck.none
   /// The callbacks of a sample that went to observers that use none of what changed, where the
   /// scenario tells them apart (`compare`).
@@ -57,7 +56,7 @@ struct Workload {
     units: Int,
     operations: Int,
     expectedCallbacks: Int,
-    bytes: Int? = nil,
+    bytesPerUnit: Double? = nil,
     nodesVisited: (() -> Int)? = nil,
     verify: (() -> (callbacks: Int, wrong: String?))? = nil,
     run: @escaping () -> Int
@@ -67,7 +66,7 @@ struct Workload {
     self.units = max(units, 1)
     self.operations = max(operations, 1)
     self.expectedCallbacks = expectedCallbacks
-    self.bytes = bytes
+    self.bytesPerUnit = bytesPerUnit
     self.nodesVisited = nodesVisited
     self.verify = verify
     self.run = run

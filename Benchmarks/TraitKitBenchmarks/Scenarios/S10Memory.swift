@@ -62,18 +62,16 @@ struct S10Memory: Scenario {
       verify: (() -> (callbacks: Int, wrong: String?))? = nil,
       _ run: @escaping () -> Int
     ) -> Workload {
-      var workload = Workload(
+      Workload(
         contender,
         unit: unit,
         units: timed,
         operations: timed,
         expectedCallbacks: 0,
-        bytes: Int((Double(bytes) / Double(measured)).rounded()),
+        bytesPerUnit: Double(bytes) / Double(measured),
         verify: verify,
         run: run
       )
-      workload.bytesPerUnit = Double(bytes) / Double(measured)
-      return workload
     }
     var workloads: [Workload]
     if phase == .override {
