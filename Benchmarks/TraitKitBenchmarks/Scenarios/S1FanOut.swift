@@ -20,33 +20,43 @@ struct S1FanOut: Scenario {
     // NB: an even number of writes alternating 1 and 0 from 0: every write is a change, and a
     // sample ends where it started, so that every contender makes the same changes.
     let writes = max(2, target / observerCount / 2 * 2)
-    let expected = writes * observerCount
-    func workload(_ contender: Contender, _ run: @escaping () -> Int) -> Workload {
-      Workload(
+    func workload(
+      _ contender: Contender,
+      _ make: (ObserverCounts, Int, Int) -> () -> Void
+    ) -> Workload {
+      // Each observer's own count: every write calls each once.
+      let counts = ObserverCounts(expected: Array(repeating: writes, count: observerCount))
+      return Workload(
         contender,
         unit: "callback",
-        units: expected,
+        units: writes * observerCount,
         operations: writes,
-        expectedCallbacks: expected,
-        run: run
+        counts: counts,
+        run: make(counts, observerCount, writes)
       )
     }
     return [
-      workload(.floor, floorRun(observerCount, writes)),
-      workload(.traitkit, traitKitRun(observerCount, writes)),
-      workload(.observation, observationRun(observerCount, writes)),
-      workload(.notificationCenter, notificationRun(observerCount, writes)),
+      workload(.floor, floorRun),
+      workload(.traitkit, traitKitRun),
+      workload(.observation, observationRun),
+      workload(.notificationCenter, notificationRun),
     ]
   }
 
-  private func floorRun(_ observerCount: Int, _ writes: Int) -> () -> Int {
-    let counter = CallbackCounter()
+  private func floorRun(
+    _ counts: ObserverCounts,
+    _ observerCount: Int,
+    _ writes: Int
+  ) -> () -> Void {
     final class Floor {
       @exclusivity(unchecked) var value = 0
       @exclusivity(unchecked) var observers: ContiguousArray<() -> Void> = []
     }
     let floor = Floor()
-    for _ in 0..<observerCount { floor.observers.append { counter.count += 1 } }
+    for index in 0..<observerCount {
+      let slot = counts.slot(index)
+      floor.observers.append { slot.hit() }
+    }
     return {
       for write in 0..<writes {
         let value = write & 1 ^ 1
@@ -58,16 +68,19 @@ struct S1FanOut: Scenario {
         let observers = floor.observers
         for index in observers.indices { observers[index]() }
       }
-      return counter.take()
     }
   }
 
-  private func traitKitRun(_ observerCount: Int, _ writes: Int) -> () -> Int {
-    let counter = CallbackCounter()
+  private func traitKitRun(
+    _ counts: ObserverCounts,
+    _ observerCount: Int,
+    _ writes: Int
+  ) -> () -> Void {
     let graph = TraitGraph()
-    for _ in 0..<observerCount {
+    for index in 0..<observerCount {
+      let slot = counts.slot(index)
       graph.root.registerForTraitChanges([BenchTrait0.self]) { (_: TraitNode, _: TraitCollection) in
-        counter.count += 1
+        slot.hit()
       }
     }
     return {
@@ -75,16 +88,18 @@ struct S1FanOut: Scenario {
         graph.root.traitOverrides[BenchTrait0.self] = write & 1 ^ 1
         graph.updateTraitsIfNeeded()
       }
-      return counter.take()
     }
   }
 
-  private func observationRun(_ observerCount: Int, _ writes: Int) -> () -> Int {
-    let counts = ObserverCounts()
+  private func observationRun(
+    _ counts: ObserverCounts,
+    _ observerCount: Int,
+    _ writes: Int
+  ) -> () -> Void {
     let fired = ObservationFiredList()
     let node = ObservationNode()
-    let observers = (0..<observerCount).map { _ in
-      ObservationObserver(node: node, traits: [0], slot: counts.slot(0), fired: fired)
+    let observers = (0..<observerCount).map { index in
+      ObservationObserver(node: node, traits: [0], slot: counts.slot(index), fired: fired)
     }
     for observer in observers { observer.install() }
     return {
@@ -93,15 +108,18 @@ struct S1FanOut: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observers) {}
-      return counts.take()
     }
   }
 
-  private func notificationRun(_ observerCount: Int, _ writes: Int) -> () -> Int {
-    let counter = SendableCounter()
+  private func notificationRun(
+    _ counts: ObserverCounts,
+    _ observerCount: Int,
+    _ writes: Int
+  ) -> () -> Void {
     let peer = NotificationPeer(count: 1)
-    for _ in 0..<observerCount {
-      peer.observe(0, trait: 0) { _ in counter.count += 1 }
+    for index in 0..<observerCount {
+      let slot = counts.slot(index)
+      peer.observe(0, trait: 0) { _ in slot.hit() }
     }
     var value = 0
     return {
@@ -111,7 +129,6 @@ struct S1FanOut: Scenario {
         value = newValue
         peer.post(0, trait: 0)
       }
-      return counter.take()
     }
   }
 }

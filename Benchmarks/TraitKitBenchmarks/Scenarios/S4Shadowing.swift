@@ -30,31 +30,28 @@ struct S4Shadowing: Scenario {
         ? preset.pick(smoke: 10_000, quick: 100_000, full: 400_000)
         : preset.pick(smoke: 20, quick: 24, full: 40)
     )
-    // The root and the unshadowed branch.
-    let reached = 1 + shape.subtree(of: levelOne.last!).count
-    let expected = setup.isNoOp ? 0 : setup.writes * reached
     func workload(
       _ contender: Contender,
-      _ pair: (run: () -> Int, visited: () -> Int)
-    )
-      -> Workload
-    {
-      Workload(
+      _ make: (Setup, ObserverCounts) -> (run: () -> Void, visited: () -> Int)
+    ) -> Workload {
+      let counts = setup.counts()
+      let parts = make(setup, counts)
+      return Workload(
         contender,
         unit: "write",
         units: setup.writes,
         operations: setup.writes,
-        expectedCallbacks: expected,
-        nodesVisited: pair.visited,
-        run: pair.run
+        counts: counts,
+        nodesVisited: parts.visited,
+        run: parts.run
       )
     }
     return [
-      workload(.floor, floorRun(setup)),
-      workload(.traitkit, traitKitRun(setup)),
-      workload(.traitkitLegacy, legacyRun(setup)),
-      workload(.observation, observationRun(setup)),
-      workload(.notificationCenter, notificationRun(setup)),
+      workload(.floor, floorRun),
+      workload(.traitkit, traitKitRun),
+      workload(.traitkitLegacy, legacyRun),
+      workload(.observation, observationRun),
+      workload(.notificationCenter, notificationRun),
     ]
   }
 
@@ -70,30 +67,51 @@ struct S4Shadowing: Scenario {
     func value(_ index: Int) -> Int {
       isNoOp ? 0 : (index & 1) ^ 1
     }
+
+    /// Each node's own count for a sample: every write of a new value calls the root and the
+    /// unshadowed branch, and nobody else; an equal-value write calls nobody.
+    func counts() -> ObserverCounts {
+      var expected = [Int](repeating: 0, count: shape.count)
+      if !isNoOp {
+        let unshadowed = shape.children[0].last!
+        for node in [0] + shape.subtree(of: unshadowed) { expected[node] = writes }
+      }
+      return ObserverCounts(expected: expected)
+    }
   }
 
-  /// A floor tree with the shadowing overrides and every node observing trait 0.
-  private func floorTree(_ setup: Setup, _ callback: @escaping () -> Void) -> FloorTree {
+  /// A floor tree with the shadowing overrides and every node observing trait 0 with
+  /// `callback(node)`.
+  private func floorTree(
+    _ setup: Setup,
+    _ callback: (Int) -> () -> Void = { _ in {} }
+  ) -> FloorTree {
     let tree = FloorTree(setup.shape)
     for node in setup.shadowed {
       tree.setOverride(node, trait: 0, value: Self.shadowValue)
     }
-    for node in 0..<setup.shape.count { tree.observe(node, mask: 1, callback) }
+    for node in 0..<setup.shape.count { tree.observe(node, mask: 1, callback(node)) }
     return tree
   }
 
-  private func floorRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
-    let tree = floorTree(setup) { counter.count += 1 }
+  private func floorRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts
+  ) -> (run: () -> Void, visited: () -> Int) {
+    let tree = floorTree(setup) { node in
+      let slot = counts.slot(node)
+      return { slot.hit() }
+    }
     let run = {
       for write in 0..<setup.writes { tree.write(0, trait: 0, value: setup.value(write)) }
-      return counter.take()
     }
     return (run, { floorVisits(tree, of: run) })
   }
 
-  private func traitKitRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = CallbackCounter()
+  private func traitKitRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts
+  ) -> (run: () -> Void, visited: () -> Int) {
     let tree = TraitKitTree(setup.shape)
     let graph = tree.graph
     let root = graph.root
@@ -102,9 +120,10 @@ struct S4Shadowing: Scenario {
     }
     if setup.isNoOp { root.traitOverrides[BenchTrait0.self] = 0 }
     graph.updateTraitsIfNeeded()
-    for node in tree.nodes {
+    for (index, node) in tree.nodes.enumerated() {
+      let slot = counts.slot(index)
       node.registerForTraitChanges([BenchTrait0.self]) { (_: TraitNode, _: TraitCollection) in
-        counter.count += 1
+        slot.hit()
       }
     }
     let probe = VisitProbe()
@@ -114,16 +133,17 @@ struct S4Shadowing: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counter.take()
     }
     return (run, { probe.visits(of: run) })
   }
 
-  private func legacyRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counts = ObserverCounts()
+  private func legacyRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts
+  ) -> (run: () -> Void, visited: () -> Int) {
     let tree = LegacyTraitKitTree(
       setup.shape,
-      slot: { _ in counts.slot(0) },
+      slot: counts.slot,
       interestingTraits: { _ in [BenchTrait0.self] }
     )
     let graph = tree.graph
@@ -141,7 +161,6 @@ struct S4Shadowing: Scenario {
         graph.updateTraitsIfNeeded()
         probe.record(graph)
       }
-      return counts.take()
     }
     return (run, { probe.visits(of: run) })
   }
@@ -150,14 +169,16 @@ struct S4Shadowing: Scenario {
   ///
   /// An equal-value write goes to the root node's `t0` directly, so that Observation's own
   /// equality check (the `@Observable` setter skips equal `Equatable` values) is what is measured.
-  private func observationRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counts = ObserverCounts()
+  private func observationRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts
+  ) -> (run: () -> Void, visited: () -> Int) {
     let fired = ObservationFiredList()
-    let tree = floorTree(setup) {}
+    let tree = floorTree(setup)
     let nodes = (0..<setup.shape.count).map { _ in ObservationNode() }
     for node in setup.shadowed { nodes[node].t0 = Self.shadowValue }
-    let observers = nodes.map {
-      ObservationObserver(node: $0, traits: [0], slot: counts.slot(0), fired: fired)
+    let observers = nodes.enumerated().map { index, node in
+      ObservationObserver(node: node, traits: [0], slot: counts.slot(index), fired: fired)
     }
     for observer in observers { observer.install() }
     let current = CurrentWrite()
@@ -174,7 +195,6 @@ struct S4Shadowing: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observers) {}
-      return counts.take()
     }
     return (run, { floorVisits(tree, of: run) })
   }
@@ -183,19 +203,21 @@ struct S4Shadowing: Scenario {
   ///
   /// NotificationCenter has no notion of an equal value, so an equal-value write stops at the
   /// floor's comparison.
-  private func notificationRun(_ setup: Setup) -> (run: () -> Int, visited: () -> Int) {
-    let counter = SendableCounter()
-    let tree = floorTree(setup) {}
+  private func notificationRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts
+  ) -> (run: () -> Void, visited: () -> Int) {
+    let tree = floorTree(setup)
     let peer = NotificationPeer(count: setup.shape.count)
     for node in 0..<setup.shape.count {
-      peer.observe(node, trait: 0) { _ in counter.count += 1 }
+      let slot = counts.slot(node)
+      peer.observe(node, trait: 0) { _ in slot.hit() }
     }
     let visit: (Int) -> Void = { index in peer.post(index, trait: 0) }
     let run = {
       for write in 0..<setup.writes {
         tree.write(0, trait: 0, value: setup.value(write), visit: visit)
       }
-      return counter.take()
     }
     return (run, { floorVisits(tree, of: run) })
   }

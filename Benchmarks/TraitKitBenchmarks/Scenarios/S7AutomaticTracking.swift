@@ -30,19 +30,24 @@ struct S7AutomaticTracking: Scenario {
     if point["mode"] == 0 {
       let passes = preset.pick(smoke: 1, quick: 1, full: 3)
       let reads = passes * setup.shape.count * Self.readsPerLayout
-      func workload(_ contender: Contender, _ run: @escaping () -> Int) -> Workload {
-        Workload(
+      func workload(
+        _ contender: Contender,
+        _ make: (Setup, ObserverCounts, Int) -> () -> Void
+      ) -> Workload {
+        // No layout is invalidated: nothing is written.
+        let counts = ObserverCounts(expected: Array(repeating: 0, count: setup.shape.count))
+        return Workload(
           contender,
           unit: "read",
           units: reads,
           operations: passes * setup.shape.count,
-          expectedCallbacks: 0,
-          run: run
+          counts: counts,
+          run: make(setup, counts, passes)
         )
       }
       return [
-        workload(.floor, untrackedReadRun(setup, passes: passes)),
-        workload(.traitkit, trackedReadRun(setup, passes: passes)),
+        workload(.floor, untrackedReadRun),
+        workload(.traitkit, trackedReadRun),
       ]
     }
     var generator = SeededGenerator(seed: 0x5_7001)
@@ -51,21 +56,24 @@ struct S7AutomaticTracking: Scenario {
       traitCount: BenchTraits.count,
       using: &generator
     )
-    let expected = writes.reduce(0) { $0 + setup.readerCount[$1.trait] }
-    func workload(_ contender: Contender, _ run: @escaping () -> Int) -> Workload {
-      Workload(
+    func workload(
+      _ contender: Contender,
+      _ make: (Setup, ObserverCounts, [(trait: Int, value: Int)]) -> () -> Void
+    ) -> Workload {
+      let counts = setup.invalidations(of: writes)
+      return Workload(
         contender,
         unit: "invalidation",
-        units: expected,
+        units: counts.expected.reduce(0, +),
         operations: writes.count,
-        expectedCallbacks: expected,
-        run: run
+        counts: counts,
+        run: make(setup, counts, writes)
       )
     }
     return [
-      workload(.floor, floorRelayoutRun(setup, writes)),
-      workload(.traitkit, traitKitRelayoutRun(setup, writes)),
-      workload(.observation, observationRelayoutRun(setup, writes)),
+      workload(.floor, floorRelayoutRun),
+      workload(.traitkit, traitKitRelayoutRun),
+      workload(.observation, observationRelayoutRun),
     ]
   }
 
@@ -75,8 +83,6 @@ struct S7AutomaticTracking: Scenario {
     let reads: [(Int, Int, Int)]
     /// Bit k set when node i's layout reads trait k.
     let masks: [UInt32]
-    /// The nodes whose layout reads trait k.
-    let readerCount: [Int]
 
     init(shape: TreeShape) {
       self.shape = shape
@@ -88,21 +94,34 @@ struct S7AutomaticTracking: Scenario {
       }
       let masks = reads.map { UInt32(1) << UInt32($0.0) | 1 << UInt32($0.1) | 1 << UInt32($0.2) }
       self.masks = masks
-      readerCount = (0..<BenchTraits.count).map { trait in
-        masks.reduce(0) { $0 + Int($1 >> UInt32(trait) & 1) }
-      }
     }
 
-    func makeTree(_ log: LayoutLog) -> SubclassTraitKitTree<LayoutNode> {
-      SubclassTraitKitTree(shape) { LayoutNode(reads: reads[$0], log: log) }
+    /// Each node's own invalidations for a sample: once per write of a trait its layout reads.
+    func invalidations(of writes: [(trait: Int, value: Int)]) -> ObserverCounts {
+      ObserverCounts(
+        expected: masks.map { mask in writes.count { mask >> UInt32($0.trait) & 1 != 0 } }
+      )
+    }
+
+    func makeTree(
+      _ log: LayoutLog,
+      _ counts: ObserverCounts
+    ) -> SubclassTraitKitTree<LayoutNode> {
+      SubclassTraitKitTree(shape) {
+        LayoutNode(reads: reads[$0], log: log, invalidations: counts.slot($0))
+      }
     }
   }
 
   // MARK: - mode=0: tracked vs untracked reads
 
-  private func untrackedReadRun(_ setup: Setup, passes: Int) -> () -> Int {
+  private func untrackedReadRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts,
+    passes: Int
+  ) -> () -> Void {
     let log = LayoutLog(capacity: setup.shape.count)
-    let tree = setup.makeTree(log)
+    let tree = setup.makeTree(log, counts)
     // NB: the closure keeps the graph (see S8).
     let graph = tree.graph
     let nodes = tree.nodes
@@ -111,13 +130,16 @@ struct S7AutomaticTracking: Scenario {
         for node in nodes { node.layout() }
       }
       withExtendedLifetime(graph) {}
-      return log.take()
     }
   }
 
-  private func trackedReadRun(_ setup: Setup, passes: Int) -> () -> Int {
+  private func trackedReadRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts,
+    passes: Int
+  ) -> () -> Void {
     let log = LayoutLog(capacity: setup.shape.count)
-    let tree = setup.makeTree(log)
+    let tree = setup.makeTree(log, counts)
     // NB: the closure keeps the graph (see S8).
     let graph = tree.graph
     let nodes = tree.nodes
@@ -126,7 +148,6 @@ struct S7AutomaticTracking: Scenario {
         for node in nodes { node.layoutTracked() }
       }
       withExtendedLifetime(graph) {}
-      return log.take()
     }
   }
 
@@ -135,9 +156,12 @@ struct S7AutomaticTracking: Scenario {
   /// The floor: per-node read masks as `FloorTree` observers; its walk calls the readers of the
   /// written trait, which queue themselves; re-layout re-reads the 3 values and stores the
   /// recomputed read mask (re-tracking).
-  private func floorRelayoutRun(_ setup: Setup, _ writes: [(trait: Int, value: Int)]) -> () -> Int {
+  private func floorRelayoutRun(
+    _ setup: Setup,
+    _ counts: ObserverCounts,
+    _ writes: [(trait: Int, value: Int)]
+  ) -> () -> Void {
     final class FloorLayout {
-      @exclusivity(unchecked) var count = 0
       @exclusivity(unchecked) var dirty: ContiguousArray<Int> = []
       @exclusivity(unchecked) var frames: [Int]
       init(_ count: Int) {
@@ -148,8 +172,9 @@ struct S7AutomaticTracking: Scenario {
     let layout = FloorLayout(setup.shape.count)
     let tree = FloorTree(setup.shape)
     for node in 0..<setup.shape.count {
+      let slot = counts.slot(node)
       tree.observe(node, mask: setup.masks[node]) {
-        layout.count += 1
+        slot.hit()
         layout.dirty.append(node)
       }
     }
@@ -166,17 +191,16 @@ struct S7AutomaticTracking: Scenario {
         }
         layout.dirty.removeAll(keepingCapacity: true)
       }
-      defer { layout.count = 0 }
-      return layout.count
     }
   }
 
   private func traitKitRelayoutRun(
     _ setup: Setup,
+    _ counts: ObserverCounts,
     _ writes: [(trait: Int, value: Int)]
-  ) -> () -> Int {
+  ) -> () -> Void {
     let log = LayoutLog(capacity: setup.shape.count)
-    let tree = setup.makeTree(log)
+    let tree = setup.makeTree(log, counts)
     for node in tree.nodes { node.layoutTracked() }
     let graph = tree.graph
     let top = tree.nodes[0]
@@ -187,7 +211,6 @@ struct S7AutomaticTracking: Scenario {
         for node in log.dirty.items { node.layoutIfNeeded() }
         log.dirty.clear()
       }
-      return log.take()
     }
   }
 
@@ -197,9 +220,9 @@ struct S7AutomaticTracking: Scenario {
   /// re-layout re-installs the fired trackers (counted). The floor's walk writes the values.
   private func observationRelayoutRun(
     _ setup: Setup,
+    _ counts: ObserverCounts,
     _ writes: [(trait: Int, value: Int)]
-  ) -> () -> Int {
-    let counts = ObserverCounts()
+  ) -> () -> Void {
     let fired = ObservationFiredList()
     let tree = FloorTree(setup.shape)
     let masks = setup.masks
@@ -209,7 +232,12 @@ struct S7AutomaticTracking: Scenario {
       tree.observe(index, mask: masks[index]) {}
       let (a, b, c) = setup.reads[index]
       observers.append(
-        ObservationObserver(node: node, traits: [a, b, c], slot: counts.slot(0), fired: fired)
+        ObservationObserver(
+          node: node,
+          traits: [a, b, c],
+          slot: counts.slot(index),
+          fired: fired
+        )
       )
     }
     for observer in observers { observer.install() }
@@ -224,24 +252,16 @@ struct S7AutomaticTracking: Scenario {
         fired.reinstall()
       }
       withExtendedLifetime(observers) {}
-      return counts.take()
     }
   }
 }
 
-/// The invalidations S7's layout nodes saw, and the nodes waiting for re-layout.
+/// The nodes of S7's tree waiting for re-layout.
 final class LayoutLog {
-  @exclusivity(unchecked) var invalidations = 0
   let dirty: ReusedBuffer<LayoutNode>
 
   init(capacity: Int) {
     dirty = ReusedBuffer(capacity: capacity)
-  }
-
-  /// Returns the invalidations and resets them.
-  func take() -> Int {
-    defer { invalidations = 0 }
-    return invalidations
   }
 }
 
@@ -249,12 +269,15 @@ final class LayoutLog {
 final class LayoutNode: TraitNode {
   let reads: (Int, Int, Int)
   let log: LayoutLog
+  /// Counts this node's invalidations.
+  let invalidations: ObserverCountSlot
   @exclusivity(unchecked) var needsLayout = true
   @exclusivity(unchecked) var frame = 0
 
-  init(reads: (Int, Int, Int), log: LayoutLog) {
+  init(reads: (Int, Int, Int), log: LayoutLog, invalidations: ObserverCountSlot) {
     self.reads = reads
     self.log = log
+    self.invalidations = invalidations
     super.init()
   }
 
@@ -282,7 +305,7 @@ final class LayoutNode: TraitNode {
   private static func invalidate(_ node: TraitNode) {
     let node = unsafeDowncast(node, to: LayoutNode.self)
     node.needsLayout = true
-    node.log.invalidations += 1
+    node.invalidations.hit()
     node.log.dirty.append(node)
   }
 }
