@@ -4,8 +4,7 @@
 /// the traits its one callback uses, and a mask of the traits used in its subtree. A change at a
 /// node walks down with an explicit stack, narrowing the changed traits by each child's
 /// overrides, skipping subtrees that use none of them, and calls each node whose used traits
-/// meet them, once. Unlike `FloorTree.writeBatch`, the mask narrows on the way down, so that a
-/// node shielded from one trait of a batch is not called for it.
+/// meet them, once, as `FloorTree.writeBatch` does for the scenarios' 32 traits.
 final class AppFloor {
   private let children: [ContiguousArray<Int>]
   @exclusivity(unchecked) private var values: [Int]

@@ -16,6 +16,7 @@ final class FloorTree {
   @exclusivity(unchecked) var subtreeObserved: [UInt32]
   @exclusivity(unchecked) var nodesVisited = 0
   @exclusivity(unchecked) private var stack: [Int] = []
+  @exclusivity(unchecked) private var batchStack: [(node: Int, changed: UInt32)] = []
 
   init(_ shape: TreeShape) {
     self.shape = shape
@@ -86,26 +87,37 @@ final class FloorTree {
     }
   }
 
-  /// Writes several traits at `node` in one batch and calls each observer whose mask meets them
-  /// once.
-  func writeBatch(_ node: Int, traits: [(trait: Int, value: Int)]) {
-    var mask: UInt32 = 0
+  /// Writes several traits at `node` in one batch and calls each observer whose mask meets the
+  /// traits that changed at its node, once; `visit` runs at each node reached instead, with
+  /// those traits, when given (for peers).
+  ///
+  /// The changed traits narrow on the way down, as in `write`: a node that overrides one of them
+  /// keeps its value, and neither it nor its subtree is called for it.
+  func writeBatch(
+    _ node: Int,
+    traits: [(trait: Int, value: Int)],
+    visit: ((_ node: Int, _ changed: UInt32) -> Void)? = nil
+  ) {
+    var changed: UInt32 = 0
     for (trait, value) in traits where values[node * 32 + trait] != value {
-      mask |= 1 << UInt32(trait)
+      changed |= 1 << UInt32(trait)
     }
-    guard mask != 0 else { return }
-    stack.removeAll(keepingCapacity: true)
-    stack.append(node)
-    while let current = stack.popLast() {
+    guard changed != 0 else { return }
+    batchStack.removeAll(keepingCapacity: true)
+    batchStack.append((node, changed))
+    while let (current, reaching) = batchStack.popLast() {
       nodesVisited += 1
-      for (trait, value) in traits
-      where overridden[current] & (1 << UInt32(trait)) == 0 || current == node {
+      for (trait, value) in traits where reaching & (1 << UInt32(trait)) != 0 {
         values[current * 32 + trait] = value
       }
-      callObservers(of: current, meeting: mask)
-      for child in shape.children[current]
-      where subtreeObserved[child] & mask & ~overridden[child] != 0 {
-        stack.append(child)
+      if let visit {
+        visit(current, reaching)
+      } else {
+        callObservers(of: current, meeting: reaching)
+      }
+      for child in shape.children[current] {
+        let passed = reaching & ~overridden[child]
+        if subtreeObserved[child] & passed != 0 { batchStack.append((child, passed)) }
       }
     }
   }

@@ -153,14 +153,13 @@ struct S5BatchedSemanticSet: Scenario {
   }
 
   /// Observation: each observer tracks the 4 properties of the set and fires once per
-  /// installation; the floor's batch walk writes the 8 properties into every node it reaches.
+  /// installation; the floor's batch walk writes the changed properties into every node it reaches.
   private func observationRun(
     _ setup: Setup
   ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
     let counts = setup.counts()
     let fired = ObservationFiredList()
     let tree = FloorTree(setup.shape)
-    let walker = FloorBatchWalker(tree)
     let nodes = (0..<setup.shape.count).map { _ in ObservationNode() }
     let observers = setup.observers.map { node in
       tree.observe(node, mask: setup.setMask) {}
@@ -176,9 +175,11 @@ struct S5BatchedSemanticSet: Scenario {
     let run = { [observers] in
       for batch in 0..<setup.batches {
         let writes = batchValues[batch & 1]
-        walker.writeBatch(0, traits: writes) { index in
+        tree.writeBatch(0, traits: writes) { index, changed in
           let node = nodes[index]
-          for write in writes { node[trait: write.trait] = write.value }
+          for write in writes where changed & 1 << UInt32(write.trait) != 0 {
+            node[trait: write.trait] = write.value
+          }
         }
         fired.reinstall()
       }
@@ -195,7 +196,6 @@ struct S5BatchedSemanticSet: Scenario {
   ) -> (counts: ObserverCounts, run: () -> Void, visited: () -> Int) {
     let counts = setup.counts(perObserver: Self.setTraits.count)
     let tree = FloorTree(setup.shape)
-    let walker = FloorBatchWalker(tree)
     let peer = NotificationPeer(count: setup.shape.count)
     for node in setup.observers {
       tree.observe(node, mask: setup.setMask) {}
@@ -209,9 +209,11 @@ struct S5BatchedSemanticSet: Scenario {
     let run = {
       for batch in 0..<setup.batches {
         let writes = batchValues[batch & 1]
-        walker.writeBatch(0, traits: writes) { index in
+        tree.writeBatch(0, traits: writes) { index, changed in
           guard isObserver[index] else { return }
-          for write in writes { peer.post(index, trait: write.trait) }
+          for write in writes where changed & 1 << UInt32(write.trait) != 0 {
+            peer.post(index, trait: write.trait)
+          }
         }
       }
     }

@@ -1,8 +1,8 @@
 import TraitKit
 import TraitKitLegacy
 
-// Shared pieces of the tree scenarios S2–S5: the legacy-adapter tree, a batch walk that peers can
-// reuse, an untimed node-visit probe and the fixed write sequences.
+// Shared pieces of the tree scenarios S2–S5: the legacy-adapter tree, an untimed node-visit
+// probe, the peers' per-write state and the fixed write sequences.
 
 // MARK: - Legacy adapter tree
 
@@ -103,41 +103,7 @@ func floorVisits<Result>(_ floor: FloorTree, of sample: () -> Result) -> Int {
   return floor.nodesVisited - before
 }
 
-// MARK: - Peers' walks
-
-/// The floor's batch walk for peers: `FloorTree.writeBatch` with the same descent and value
-/// updates, calling `visit` at each node it reaches instead of the floor's observers.
-final class FloorBatchWalker {
-  let tree: FloorTree
-  @exclusivity(unchecked) private var stack: [Int] = []
-
-  init(_ tree: FloorTree) {
-    self.tree = tree
-  }
-
-  /// Writes several traits at `node` in one batch, walking as the floor does.
-  func writeBatch(_ node: Int, traits: [(trait: Int, value: Int)], visit: (Int) -> Void) {
-    var mask: UInt32 = 0
-    for (trait, value) in traits where tree.values[node * 32 + trait] != value {
-      mask |= 1 << UInt32(trait)
-    }
-    guard mask != 0 else { return }
-    stack.removeAll(keepingCapacity: true)
-    stack.append(node)
-    while let current = stack.popLast() {
-      tree.nodesVisited += 1
-      for (trait, value) in traits
-      where tree.overridden[current] & (1 << UInt32(trait)) == 0 || current == node {
-        tree.values[current * 32 + trait] = value
-      }
-      visit(current)
-      for child in tree.shape.children[current]
-      where tree.subtreeObserved[child] & mask & ~tree.overridden[child] != 0 {
-        stack.append(child)
-      }
-    }
-  }
-}
+// MARK: - Peers' writes
 
 /// The write a peer's `FloorTree.write(visit:)` callback is handling; one instance and one
 /// closure per workload, so that the adapter allocates nothing per write.
