@@ -83,10 +83,16 @@ if TraitGraph._internalChecksEnabled {
 
 let scenarios: [any Scenario]
 do {
-  scenarios = try options.selectScenarios(
-    from: options.command == .run ? allScenarios : allComparisons
+  let selection = try options.scenariosMeasuringContenders(
+    of: options.selectScenarios(from: options.command == .run ? allScenarios : allComparisons)
   )
-  try options.checkContenders(of: scenarios)
+  scenarios = selection.kept
+  if !selection.leftOut.isEmpty {
+    let ids = selection.leftOut.map(\.id).joined(separator: ", ")
+    let note = "Left out: \(ids), which measure none of the chosen contenders."
+    printError(note)
+    notes.append(note)
+  }
 } catch {
   printError("error: \(error.message ?? "no scenario")")
   exit(2)

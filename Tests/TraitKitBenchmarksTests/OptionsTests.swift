@@ -123,21 +123,37 @@ struct OptionsTests {
   func contendersThatMeasureNothing() throws {
     let options = try Options.parse(["--scenario", "S1,S8", "--contender", "observation"])
     let scenarios = try options.selectScenarios(from: allScenarios)
-    let error = #expect(throws: UsageError.self) { try options.checkContenders(of: scenarios) }
+    let error = #expect(throws: UsageError.self) {
+      try options.scenariosMeasuringContenders(of: scenarios)
+    }
     #expect(
       error?.message
         == "S8 measures none of the chosen contenders (observation); it measures floor, traitkit"
     )
-    // Every contender list that meets each scenario passes, as does no list at all.
-    try Options.parse(["--contender", "floor"]).checkContenders(of: allScenarios)
-    try Options.parse([]).checkContenders(of: allScenarios + allComparisons)
+    // Every contender list that meets each scenario keeps them all, as does no list at all.
+    let floor = try Options.parse(["--contender", "floor"])
+    #expect(try floor.scenariosMeasuringContenders(of: allScenarios).leftOut.isEmpty)
+    let everything = try Options.parse([]).scenariosMeasuringContenders(
+      of: allScenarios + allComparisons
+    )
+    #expect(everything.kept.count == allScenarios.count + allComparisons.count)
+  }
+
+  @Test("without --scenario, the scenarios that measure none of the chosen contenders are left out")
+  func unnamedScenariosWithoutTheContenderAreLeftOut() throws {
+    let options = try Options.parse(["--contender", "traitkit-legacy"])
+    let selection = try options.scenariosMeasuringContenders(
+      of: options.selectScenarios(from: allScenarios)
+    )
+    #expect(selection.kept.map(\.id) == ["S2", "S3", "S4", "S5", "S9"])
+    #expect(selection.leftOut.map(\.id) == ["S1", "S6", "S7", "S8", "S10"])
   }
 
   @Test("a chosen contender that no chosen scenario measures fails before the run")
   func contenderThatNothingMeasures() throws {
     let compare = try Options.parse(["compare", "--contender", "traitkit,observation"])
     let error = #expect(throws: UsageError.self) {
-      try compare.checkContenders(of: compare.selectScenarios(from: allComparisons))
+      try compare.scenariosMeasuringContenders(of: compare.selectScenarios(from: allComparisons))
     }
     #expect(
       error?.message
@@ -145,11 +161,18 @@ struct OptionsTests {
     )
     let run = try Options.parse(["--scenario", "S8", "--contender", "floor,notificationcenter"])
     #expect(throws: UsageError.self) {
-      try run.checkContenders(of: run.selectScenarios(from: allScenarios))
+      try run.scenariosMeasuringContenders(of: run.selectScenarios(from: allScenarios))
     }
+    // Without --scenario, a contender that no scenario measures still fails.
+    let none = try Options.parse(["compare", "--contender", "observation"])
+    let noneError = #expect(throws: UsageError.self) {
+      try none.scenariosMeasuringContenders(of: none.selectScenarios(from: allComparisons))
+    }
+    #expect(noneError?.message == "no chosen scenario measures observation")
     // Contenders that some chosen scenario measures pass, though others leave them out.
     let mixed = try Options.parse(["--scenario", "S1,S8", "--contender", "floor,observation"])
-    try mixed.checkContenders(of: mixed.selectScenarios(from: allScenarios))
+    let kept = try mixed.scenariosMeasuringContenders(of: mixed.selectScenarios(from: allScenarios))
+    #expect(kept.kept.map(\.id) == ["S1", "S8"])
   }
 
   @Test("each scenario measures the contenders anchors.md §5.3 gives it")

@@ -38,7 +38,8 @@ struct Options {
       --smoke               Tiny sizes with every assertion (under 20 s); what CI runs.
       --samples N           Timed samples per contender and point.
       --contender C[,C…]    Measure only these contenders (floor, traitkit, traitkit-legacy,
-                            observation, notificationcenter), e.g. for profiling.
+                            observation, notificationcenter), e.g. for profiling; without
+                            --scenario, scenarios that measure none of them are left out.
       --contend MIB         While measuring, stream through MIB of memory (1–4096) on another
                             core, as a busy neighbour would: shows S6, S7's tracked read and
                             S8 under a contended shared cache (compare the load-latency probe
@@ -159,29 +160,46 @@ struct Options {
     argument.hasPrefix("--") || argument == "-h"
   }
 
-  /// Throws when a chosen contender list leaves one of `scenarios` nothing to measure.
+  /// The scenarios of `scenarios` that measure a chosen contender (all when none is chosen), and
+  /// the others, which the run leaves out.
   ///
-  /// Each scenario's contenders are read from its workloads at the smoke sizes, which build in
-  /// moments, so that a selection that measures nothing fails before the run, not after it.
-  func checkContenders(of scenarios: [any Scenario]) throws(UsageError) {
-    guard !contenders.isEmpty else { return }
+  /// Scenarios that `--scenario` names must each measure a chosen contender; without it, a run
+  /// over every scenario leaves out those that measure none (`--contender traitkit-legacy` runs
+  /// the scenarios that measure the adapter). Each scenario's contenders are read from its
+  /// workloads at the smoke sizes, which build in moments, so that a selection that measures
+  /// nothing fails before the run, not after it.
+  ///
+  /// - Throws: a usage error naming a named scenario that measures none of the chosen
+  ///   contenders, or the chosen contenders that no kept scenario measures.
+  func scenariosMeasuringContenders(
+    of scenarios: [any Scenario]
+  ) throws(UsageError) -> (kept: [any Scenario], leftOut: [any Scenario]) {
+    guard !contenders.isEmpty else { return (scenarios, []) }
     let names = { (set: Set<Contender>) in set.sorted().map(\.rawValue).joined(separator: ", ") }
+    var kept: [any Scenario] = []
+    var leftOut: [any Scenario] = []
     var measuredAnywhere: Set<Contender> = []
     for scenario in scenarios {
       let measured = scenario.contenders
-      measuredAnywhere.formUnion(measured)
-      guard measured.isDisjoint(with: contenders) else { continue }
-      throw UsageError(
-        "\(scenario.id) measures none of the chosen contenders (\(names(contenders))); "
-          + "it measures \(names(measured))"
-      )
+      guard measured.isDisjoint(with: contenders) else {
+        kept.append(scenario)
+        measuredAnywhere.formUnion(measured)
+        continue
+      }
+      guard self.scenarios.isEmpty else {
+        throw UsageError(
+          "\(scenario.id) measures none of the chosen contenders (\(names(contenders))); "
+            + "it measures \(names(measured))"
+        )
+      }
+      leftOut.append(scenario)
     }
     let unmeasured = contenders.subtracting(measuredAnywhere)
     guard unmeasured.isEmpty else {
-      throw UsageError(
-        "no chosen scenario measures \(names(unmeasured)); they measure \(names(measuredAnywhere))"
-      )
+      let measuring = kept.isEmpty ? "" : "; they measure \(names(measuredAnywhere))"
+      throw UsageError("no chosen scenario measures \(names(unmeasured))\(measuring)")
     }
+    return (kept, leftOut)
   }
 
   /// The scenarios of `available` that `--scenario` names (all when it names none), in order.
