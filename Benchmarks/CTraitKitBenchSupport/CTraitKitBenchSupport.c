@@ -51,9 +51,12 @@ void *calloc(size_t count_, size_t size) {
   return __libc_calloc(count_, size);
 }
 
+// A realloc that returns another block than it was given allocated one, and copied: counted.
+// One that grew or shrank its block in place, or freed it (size 0), did not.
 void *realloc(void *pointer, size_t size) {
-  if (pointer == NULL) count();
-  return __libc_realloc(pointer, size);
+  void *result = __libc_realloc(pointer, size);
+  if (result != NULL && result != pointer) count();
+  return result;
 }
 
 void free(void *pointer) { __libc_free(pointer); }
