@@ -55,4 +55,22 @@ struct FloorTreeTests {
     #expect(fixture.calls == [0, 0, 0, 0])
     #expect(fixture.tree.nodesVisited == 0)
   }
+
+  @Test("the memory model's floor cancels each registration by its token, from any position")
+  func memoryFloorCancelsByToken() {
+    let root = FloorMemoryNode(resolved: FloorMemoryNode.defaults)
+    let child = FloorMemoryNode(resolved: root.resolved)
+    root.add(child)
+    let positions = FloorPositions(count: 4)
+    for id in 0..<4 { child.observe(mask: 1 << UInt32(id), id: id, positions: positions) {} }
+    #expect(root.subtreeObserved == 0b1111)
+
+    child.cancel(id: 1, positions: positions)
+    #expect(child.observers.map(\.id) == [0, 3, 2])
+    child.cancel(id: 0, positions: positions)
+    child.cancel(id: 2, positions: positions)
+    #expect(child.observers.map(\.id) == [3])
+    child.cancel(id: 3, positions: positions)
+    #expect(child.observers.isEmpty)
+  }
 }

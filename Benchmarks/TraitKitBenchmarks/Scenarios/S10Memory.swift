@@ -12,7 +12,9 @@ import TraitKit
 /// The floor is `FloorMemoryNode`: an object per node holding its parent (unowned), its
 /// children, a reference to a resolved table of 32 `Int`s shared with its parent until it
 /// overrides something, its overrides and its observers (both empty, so without storage, until
-/// used), and a 32-bit summary of the traits observed below it.
+/// used), and a 32-bit summary of the traits observed below it. Like TraitKit's, each floor
+/// registration can be cancelled by its token in O(1): its entry holds its id, and a table of
+/// positions, 4 bytes a registration and counted in its bytes, its index (as in S6's floor).
 struct S10Memory: Scenario {
   let id = "S10"
   let name = "Memory.footprint"
@@ -20,7 +22,8 @@ struct S10Memory: Scenario {
     "bytes column = heap bytes per unit (mallinfo2). nodes=: T10k, no overrides/observers; "
     + "overrides=: one override on 10% of nodes, every collection resolved; registrations=: "
     + "R random registrations. Timed: build+drop / set+remove / register+cancel. Floor: "
-    + "object node with parent, children, shared resolved table, overrides, observers, summary"
+    + "object node with parent, children, shared resolved table, overrides, observers "
+    + "(cancellable by token), summary"
 
   private enum Phase: Int {
     case node, override, registration
@@ -173,10 +176,15 @@ struct S10Memory: Scenario {
       }
       if phase == .override { return overridden.bytes }
       let registered = Allocations.retainedBytes {
-        for (node, trait) in zip(setup.plan.nodes, setup.plan.traits) {
-          nodes[node].observe(mask: 1 << UInt32(trait)) { counter.count += 1 }
+        let positions = FloorPositions(count: setup.plan.count)
+        for (id, (node, trait)) in zip(setup.plan.nodes, setup.plan.traits).enumerated() {
+          nodes[node].observe(mask: 1 << UInt32(trait), id: id, positions: positions) {
+            counter.count += 1
+          }
         }
+        return positions
       }
+      defer { withExtendedLifetime(registered.result) {} }
       return registered.bytes
     }
   }
@@ -200,11 +208,14 @@ struct S10Memory: Scenario {
       let pairs = setup.timedPairs
       let owners = setup.plan.nodes
       let timed = setup.timedRegistrations
+      let positions = FloorPositions(count: timed)
       return { [nodes] in
-        for (node, trait) in pairs {
-          nodes[node].observe(mask: 1 << UInt32(trait)) { counter.count += 1 }
+        for (id, (node, trait)) in pairs.enumerated() {
+          nodes[node].observe(mask: 1 << UInt32(trait), id: id, positions: positions) {
+            counter.count += 1
+          }
         }
-        for index in (0..<timed).reversed() { nodes[owners[index]].observers.removeLast() }
+        for id in (0..<timed).reversed() { nodes[owners[id]].cancel(id: id, positions: positions) }
         return counter.take()
       }
     }

@@ -126,17 +126,19 @@ final class FloorRegistrationTable {
 
 // MARK: - Floor memory model
 
-/// A node of the floor's memory model, what a minimal object tree of traits holds: its parent
-/// (unowned), its children, a reference to its resolved table of 32 values (shared with its
-/// parent while it overrides nothing), its overrides (empty until the first: no storage), its
-/// observers (empty until the first: no storage) and a 32-bit summary of the traits observed in
-/// its subtree.
+/// A node of the floor's memory model: what a minimal object tree of traits holds.
+///
+/// Its parent (unowned), its children, a reference to its resolved table of 32 values (shared
+/// with its parent while it overrides nothing), its overrides (empty until the first: no
+/// storage), its observers (empty until the first: no storage) and a 32-bit summary of the
+/// traits observed in its subtree. An observer is registered under a token, with its index in a
+/// table of positions, so that it can be cancelled in O(1), as `FloorRegistrationTable`'s can.
 final class FloorMemoryNode {
   @exclusivity(unchecked) unowned(unsafe) var parent: FloorMemoryNode?
   @exclusivity(unchecked) var children: ContiguousArray<FloorMemoryNode> = []
   @exclusivity(unchecked) var resolved: ContiguousArray<Int>
   @exclusivity(unchecked) var overrides: ContiguousArray<(trait: Int32, value: Int)> = []
-  @exclusivity(unchecked) var observers: ContiguousArray<FloorObserver> = []
+  @exclusivity(unchecked) var observers: ContiguousArray<FloorRegistrationTable.Entry> = []
   @exclusivity(unchecked) var subtreeObserved: UInt32 = 0
 
   init(resolved: ContiguousArray<Int>) {
@@ -180,9 +182,16 @@ final class FloorMemoryNode {
     }
   }
 
-  /// Adds an observer of the traits in `mask`, widening the ancestors' summaries.
-  func observe(mask: UInt32, _ callback: @escaping () -> Void) {
-    observers.append(FloorObserver(mask: mask, callback: callback))
+  /// Adds an observer of the traits in `mask` under the token `id`, whose index it records in
+  /// `positions`, and widens the ancestors' summaries.
+  func observe(
+    mask: UInt32,
+    id: Int,
+    positions: FloorPositions,
+    _ callback: @escaping () -> Void
+  ) {
+    positions.index[id] = Int32(observers.count)
+    observers.append(FloorRegistrationTable.Entry(mask: mask, id: Int32(id), callback: callback))
     var node: FloorMemoryNode? = self
     while let current = node, current.subtreeObserved & mask != mask {
       current.subtreeObserved |= mask
@@ -190,6 +199,26 @@ final class FloorMemoryNode {
     }
   }
 
+  /// Cancels the observer registered under `id`: swap-remove by its index in `positions`.
+  func cancel(id: Int, positions: FloorPositions) {
+    let index = Int(positions.index[id])
+    let last = observers.count - 1
+    if index != last {
+      observers.swapAt(index, last)
+      positions.index[Int(observers[index].id)] = Int32(index)
+    }
+    observers.removeLast()
+  }
+
   /// The table of default values every tree starts from.
   static let defaults = ContiguousArray(repeating: 0, count: BenchTraits.count)
+}
+
+/// Each floor registration's index in its node's observers, by token (see `FloorMemoryNode`).
+final class FloorPositions {
+  @exclusivity(unchecked) var index: ContiguousArray<Int32>
+
+  init(count: Int) {
+    index = ContiguousArray(repeating: 0, count: count)
+  }
 }
