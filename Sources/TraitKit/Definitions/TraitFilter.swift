@@ -105,6 +105,29 @@ struct _TraitIndexSet: Equatable, Sequence, Sendable {
     if !rest.isEmpty { rest.removeAll(keepingCapacity: true) }
   }
 
+  /// Whether the set holds an index past `_TraitFilter.lastExactIndex`, which a filter does not
+  /// tell apart.
+  // NB: a plain loop over the words, which a debug build runs without allocating
+  // (ZeroAllocationTests).
+  var containsPastExactFilter: Bool {
+    var index = 0
+    while index < rest.count {
+      if rest[index] & (index == 0 ? 1 << 63 : ~0) != 0 { return true }
+      index += 1
+    }
+    return false
+  }
+
+  /// Makes this set hold the indices of `other`, in words of its own: it shares none of
+  /// `other`'s, and allocates only when it needs more of them than it has.
+  mutating func copyWords(of other: _TraitIndexSet) {
+    first = other.first
+    if rest.count != other.rest.count {
+      rest = [UInt64](repeating: 0, count: other.rest.count)
+    }
+    for index in other.rest.indices { rest[index] = other.rest[index] }
+  }
+
   /// The summary of this set.
   @inline(__always)
   var filter: _TraitFilter {

@@ -225,10 +225,12 @@ extension TraitNode {
     // NB: an early return for the node with nothing to apply, the common one, rather than an
     // if-else around both cases: the pass down a chain refreshes it per node, and that shape
     // compiles to 6% fewer instructions there (traitkit-bench S3).
-    guard let overrides = _overrides, !overrides.pointee._specified.isEmpty || _overridesChanged
+    // NB: an in-place access of the overrides holds their memory until it ends: their fields
+    // are read only when none is under way.
+    guard let overrides = _overrides,
+      _overridesAccessed || !overrides.pointee._specified.isEmpty || _overridesChanged
     else {
       // No overrides to apply (a node that never wrote them has no storage for them): share.
-      if _overrides != nil { _overridesApplications &+= 1 }
       if _ownsResolved {
         replaced = _resolvedRef
         _ownsResolved = false
@@ -237,6 +239,9 @@ extension TraitNode {
       _resolvedEpoch = epoch
       if let replaced { _recycleReplaced(replaced) }
       return
+    }
+    if _overridesAccessed {
+      return _refreshDuringOverridesAccess(inheriting: inheritedCell, epoch: epoch)
     }
     if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
       || _overridesChanged
@@ -266,7 +271,102 @@ extension TraitNode {
         _inherited = newInherited.takeUnretainedValue()
       }
       _overridesChanged = false
-      _overridesApplications &+= 1
+    }
+    _resolvedEpoch = epoch
+    if let replaced { _recycleReplaced(replaced) }
+    if let replacedInherited { _recycleReplaced(replacedInherited) }
+  }
+
+  /// Applies the overrides at `overrides` to the collection the node inherited when it was last
+  /// refreshed, which a node that applies overrides keeps (`_inherited`), rather than to its
+  /// parent's current one, which may take refreshing its ancestors; for the start of an in-place
+  /// access of the overrides (see `_prepareOverridesAccess(_:)`).
+  ///
+  /// The node stays stale: only the values of the traits it overrides are sure to be right.
+  /// Its next refresh makes the collection anew unless it inherits that same collection, which
+  /// this one is then right for. A node that applied no overrides before kept the empty
+  /// collection there, of the defaults, which is right under the same rule.
+  ///
+  /// - Precondition: the node's collection is not current.
+  final func _applyOverridesToStaleCollection(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
+    let inherited = Unmanaged.passUnretained(_inherited)
+    let needed = Swift.max(
+      inherited._withUnsafeGuaranteedRef { $0.count },
+      overrides.pointee._storage.count
+    )
+    let replaced = _ownsResolved ? _resolvedRef : nil
+    if let result = overrides.pointee.applied(
+      to: inherited,
+      reusingSpareOf: _graphRef,
+      capacity: needed
+    ) {
+      _resolvedRef = result
+      _ownsResolved = true
+    } else {
+      // NB: `_inherited` keeps it.
+      _resolvedRef = inherited
+      _ownsResolved = false
+    }
+    _overridesChanged = false
+    if let replaced { _recycleReplaced(replaced) }
+  }
+
+  /// `_refresh(inheriting:epoch:)` for a node whose overrides an in-place access holds, and which
+  /// must not read them: it applies the overrides from before the access, which are the node's
+  /// until the access ends.
+  ///
+  /// Their values are the node's collection's for the traits they override: the access made
+  /// sure, when it began, that the collection held them, and each refresh since kept them (see
+  /// `_prepareOverridesAccess(_:)`). Those traits are the shield's, or the ones the access copied
+  /// aside when the shield does not hold them all.
+  @inline(never) private final func _refreshDuringOverridesAccess(
+    inheriting inheritedCell: (storage: Unmanaged<_Storage>, word: UInt),
+    epoch: UInt64
+  ) {
+    let shield = _shield
+    var replaced: Unmanaged<_Storage>?
+    var replacedInherited: Unmanaged<_Storage>?
+    if _ownsResolved { replaced = _resolvedRef }
+    let copied =
+      _overridesAccessWord & Self._copiedBit != 0 ? _overridesCopiedTraits : nil
+    if shield.isEmpty, copied == nil {
+      _resolvedCell = inheritedCell
+      _ownsResolved = false
+    } else {
+      var before = TraitOverrides()
+      if let copied {
+        before._specified = copied.pointee
+      } else {
+        for word in 0..<2 {
+          var bits = word == 0 ? shield.low : shield.high
+          while bits != 0 {
+            before._specified.insert(word * 64 + bits.trailingZeroBitCount)
+            bits &= bits - 1
+          }
+        }
+      }
+      var last = 0
+      before._specified.forEachIndex { last = Swift.max(last, $0) }
+      before._storage = _resolvedRef.takeUnretainedValue()
+      if before._storage.count <= last { before._storage = before._storage.copy(count: last + 1) }
+      let inherited = inheritedCell.storage
+      // NB: room for every slot of the collection the overrides' values come from, which the
+      // copy starts as.
+      let needed = Swift.max(
+        inherited._withUnsafeGuaranteedRef { $0.count },
+        before._storage.count
+      )
+      if let result = before.applied(to: inherited, reusingSpareOf: _graphRef, capacity: needed) {
+        _resolvedRef = result
+        _ownsResolved = true
+      } else {
+        _resolvedCell = inheritedCell
+        _ownsResolved = false
+      }
+      if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque() {
+        replacedInherited = Unmanaged.passRetained(_inherited)
+        _inherited = inherited.takeUnretainedValue()
+      }
     }
     _resolvedEpoch = epoch
     if let replaced { _recycleReplaced(replaced) }

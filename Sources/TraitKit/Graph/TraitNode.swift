@@ -77,7 +77,7 @@ open class TraitNode: TraitEnvironment {
   // MARK: Walked state
 
   /// The traits this node overrides, which changes above it cannot reach (exact bits only).
-  @exclusivity(unchecked) final var _shield = _TraitFilter.none
+  @usableFromInline @exclusivity(unchecked) final var _shield = _TraitFilter.none
   /// Traits that may have changed here since the last pass visited this node.
   @exclusivity(unchecked) final var _pending = _TraitFilter.none
   /// The last pass round that visited this node or went past it (see
@@ -91,7 +91,7 @@ open class TraitNode: TraitEnvironment {
   @exclusivity(unchecked) final var _hasPendingBelow = false
   @exclusivity(unchecked) final var _ownsResolved = false
   /// Whether the overrides changed since `_resolved` was computed.
-  @exclusivity(unchecked) final var _overridesChanged = false
+  @usableFromInline @exclusivity(unchecked) final var _overridesChanged = false
   /// Advances whenever `_children` changes, so that a pass walking them notices.
   @exclusivity(unchecked) final var _childrenVersion: UInt32 = 0
   /// The children, each retained once by this node (plain references, so that the pass walks
@@ -157,6 +157,7 @@ open class TraitNode: TraitEnvironment {
       observers.destroy()
     }
     if let overrides = _overrides {
+      _freeOverridesCopiedTraits()
       _overrides = nil
       overrides.deinitialize(count: 1)
       UnsafeMutableRawPointer(overrides).deallocate()

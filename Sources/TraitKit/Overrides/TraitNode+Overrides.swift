@@ -9,17 +9,18 @@ extension TraitNode {
   /// Effective values are in ``traitCollection`` at once; registrations hear of the change in the
   /// next update pass. Writing the value an override already has does nothing.
   ///
-  /// Reads of the node's ``traitCollection``, or a descendant's, in the middle of an in-place
-  /// access of these overrides (an `inout` argument, a mutating method) are current again once
-  /// the access ends. In the middle, a read that must refresh the node, after some other change,
-  /// reads the overrides the access holds, with its writes so far; one that need not sees them
-  /// as they were before. So an access that reads the node and then assigns the overrides whole
-  /// must use them after the read: an optimized build may otherwise release what the access
-  /// wrote before the read, since nothing in the access reads it again, and the read would find
-  /// a released collection. Read the node before or after the access instead.
+  /// An in-place access of the overrides (an `inout` argument, a mutating method) has them to
+  /// itself until it ends, as Swift's exclusivity rule gives any variable, and its writes are the
+  /// node's when it ends. Until then, the node's ``traitCollection``, and its subtree's, apply
+  /// the overrides as they were before the access, with whatever else changed meanwhile.
+  ///
+  /// - Precondition: No in-place access of these overrides is under way when they are read,
+  ///   assigned, or accessed in place again (the access holds them: Swift traps the same way on
+  ///   overlapping accesses to a variable).
   public final var traitOverrides: TraitOverrides {
     get {
       guard let overrides = _overrides else { return TraitOverrides() }
+      _requireOverridesNotAccessed()
       var value = overrides.pointee
       value._accessStamp = 0
       return value
@@ -31,6 +32,7 @@ extension TraitNode {
       var newValue = newValue
       newValue._changed = .none
       let overrides = _overrides ?? _makeOverrides()
+      _requireOverridesNotAccessed()
       newValue._accessStamp = 0
       let (changed, restored) = overrides.pointee.differences(from: newValue)
       overrides.pointee = newValue
@@ -45,87 +47,198 @@ extension TraitNode {
       // valid for the access, whatever the code it yields to does to the tree. A mutation that
       // changes nothing, such as removing an override the node does not have, still gives the
       // node that memory: giving it back would cost every write a test (traitkit-bench S4).
+      // NB: the coroutine keeps two words across its yield, and the rest of the work is in
+      // functions it calls: a larger frame would be allocated on each access in a debug build
+      // (ZeroAllocationTests).
       let overrides = _overrides ?? _makeOverrides()
-      let stamp = TraitNode._nextOverridesAccessStamp()
-      overrides.pointee._accessStamp = stamp
-      let applications = _overridesApplications
+      let stamp = _beginOverridesAccess(overrides)
       // NB: deferred, so that an access that ends with an error thrown reports what it changed
       // too.
-      defer {
-        // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned
-        // to, even with a value copied out of an earlier access — left another stamp, and no
-        // record of what changed. And during one in which a read applied the overrides, the
-        // node's collection stopped holding what the old ones gave, which the record is
-        // compared with; the access may also have assigned back a copy taken earlier in it,
-        // whose stamp is this one and whose record lacks what the read applied.
-        let applied = _overridesApplications != applications
-        if overrides.pointee._accessStamp != stamp || applied {
-          _overridesDidChangeWhole(overrides, comparable: !applied)
-        } else if !overrides.pointee._changed.isEmpty {
-          _overridesDidChangeAfterModify(overrides)
-        }
-      }
+      defer { _endOverridesAccess(overrides, stamp: stamp) }
       yield &overrides.pointee
     }
   }
 
+  /// Begins an in-place access of the node's overrides, at `overrides`; returns its stamp.
+  @inlinable @inline(__always)
+  final func _beginOverridesAccess(_ overrides: UnsafeMutablePointer<TraitOverrides>) -> UInt64 {
+    // NB: one test for an overlapping access, which traps, and for overrides whose traits the
+    // shield does not hold; then what reads during the access apply instead of the overrides,
+    // made ready only when the node's collection does not hold it (see
+    // `_refreshDuringOverridesAccess`).
+    let word = _overridesAccessWord
+    if _slowPath(word & (Self._accessBit | Self._pastShieldBit) != 0 || _overridesChanged) {
+      _prepareOverridesAccess(overrides)
+    } else {
+      _overridesAccessWord = word | Self._accessBit
+    }
+    let stamp = TraitNode._nextOverridesAccessStamp()
+    overrides.pointee._accessStamp = stamp
+    return stamp
+  }
+
+  /// Ends the in-place access of the node's overrides, at `overrides`, that began with `stamp`,
+  /// and takes what it changed.
+  @inlinable @inline(__always)
+  final func _endOverridesAccess(_ overrides: UnsafeMutablePointer<TraitOverrides>, stamp: UInt64) {
+    _overridesAccessWord &= ~(Self._accessBit | Self._copiedBit)
+    // NB: an access that assigned a whole value — `swap`, or an `inout` argument assigned to,
+    // even with a value copied out of an earlier access — left another stamp, and no record of
+    // what changed.
+    if overrides.pointee._accessStamp != stamp {
+      _overridesDidChangeWhole(overrides)
+    } else if !overrides.pointee._changed.isEmpty {
+      _overridesDidChangeAfterModify(overrides)
+    }
+  }
+
   /// Gives this node its overrides' memory, on the first write to them: the overrides, then
-  /// ``_overridesApplications``, which a whole assignment of the overrides leaves alone.
+  /// ``_overridesAccessWord``, which a whole assignment of the overrides leaves alone.
   @usableFromInline
   final func _makeOverrides() -> UnsafeMutablePointer<TraitOverrides> {
     let memory = UnsafeMutableRawPointer.allocate(
-      byteCount: Self._applicationsOffset + MemoryLayout<UInt64>.size,
+      byteCount: Self._accessWordOffset + MemoryLayout<UInt64>.size,
       alignment: Swift.max(MemoryLayout<TraitOverrides>.alignment, MemoryLayout<UInt64>.alignment)
     )
-    memory.storeBytes(of: 0, toByteOffset: Self._applicationsOffset, as: UInt64.self)
+    memory.storeBytes(of: 0, toByteOffset: Self._accessWordOffset, as: UInt64.self)
     let overrides = memory.bindMemory(to: TraitOverrides.self, capacity: 1)
     overrides.initialize(to: TraitOverrides())
     _overrides = overrides
     return overrides
   }
 
-  /// Where ``_overridesApplications`` lies in the overrides' memory.
-  @usableFromInline @inline(__always) static var _applicationsOffset: Int {
+  /// Where ``_overridesAccessWord`` lies in the overrides' memory.
+  @usableFromInline @inline(__always) static var _accessWordOffset: Int {
     (MemoryLayout<TraitOverrides>.size + MemoryLayout<UInt64>.alignment - 1)
       & ~(MemoryLayout<UInt64>.alignment - 1)
   }
 
-  /// How many times a refresh has applied the node's overrides to its collection; requires the
-  /// overrides' memory.
+  /// The state of in-place accesses of the node's overrides; requires the overrides' memory.
   ///
-  /// An in-place access during which it grows, from a read in the code the access yields to,
-  /// cannot compare its writes with the node's collection at its end. A count of the node's own,
-  /// not a stamp of the refreshing thread's: an access that spans a suspension may resume on
-  /// another thread. Kept beside the overrides, not in the node, so that nodes that override
-  /// nothing pay nothing for it (traitkit-bench S10).
+  /// ``_accessBit`` is set while an access is under way, and ``_copiedBit`` while it keeps a copy
+  /// of the traits the node overrode before it, in a set whose address the bits above the third
+  /// hold (0 until an access first needs one; see `_prepareOverridesAccess(_:)`).
+  /// ``_pastShieldBit`` says whether the overrides hold a trait that the node's shield does not.
+  ///
+  /// During an access, nothing else may read or write the overrides: the access holds their
+  /// memory exclusively, and an optimized caller may keep its writes in registers, or release a
+  /// value it replaced early, until it ends. Kept beside the overrides, not in the node, so that
+  /// nodes that override nothing pay nothing for it (traitkit-bench S10), and not in the
+  /// overrides value, which the access may replace whole.
   // NB: inlinable, for each in-place access (traitkit-bench S1, S4).
-  @inlinable final var _overridesApplications: UInt64 {
+  @inlinable final var _overridesAccessWord: UInt {
     get {
       UnsafeRawPointer(_overrides.unsafelyUnwrapped)
-        .load(fromByteOffset: Self._applicationsOffset, as: UInt64.self)
+        .load(fromByteOffset: Self._accessWordOffset, as: UInt.self)
     }
     set {
       UnsafeMutableRawPointer(_overrides.unsafelyUnwrapped)
-        .storeBytes(of: newValue, toByteOffset: Self._applicationsOffset, as: UInt64.self)
+        .storeBytes(of: newValue, toByteOffset: Self._accessWordOffset, as: UInt.self)
     }
   }
 
+  /// The bit of ``_overridesAccessWord`` that an in-place access of the overrides sets.
+  @inlinable static var _accessBit: UInt { 1 }
+
+  /// The bit of ``_overridesAccessWord`` set while the set it points to holds the traits the node
+  /// overrode before the access under way.
+  @inlinable static var _copiedBit: UInt { 2 }
+
+  /// The bit of ``_overridesAccessWord`` set while the overrides hold a trait past
+  /// `_TraitFilter.lastExactIndex`, which the node's shield does not hold.
+  @inlinable static var _pastShieldBit: UInt { 4 }
+
+  /// Whether an in-place access of the node's overrides is under way; requires the overrides'
+  /// memory.
+  @inlinable final var _overridesAccessed: Bool { _overridesAccessWord & Self._accessBit != 0 }
+
+  /// The set that ``_overridesAccessWord`` points to, if an access made one.
+  final var _overridesCopiedTraits: UnsafeMutablePointer<_TraitIndexSet>? {
+    UnsafeMutablePointer(bitPattern: _overridesAccessWord & ~7)
+  }
+
+  /// Records in ``_overridesAccessWord`` whether `overrides`, the node's new ones, hold a trait
+  /// that its shield does not.
+  final func _notePastShield(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
+    // NB: the common case, overrides of the first 64 trait types only, is one test.
+    let past =
+      !overrides.pointee._specified.rest.isEmpty
+      && overrides.pointee._specified.containsPastExactFilter
+    let word = _overridesAccessWord
+    if past != (word & Self._pastShieldBit != 0) {
+      _overridesAccessWord = word ^ Self._pastShieldBit
+    }
+  }
+
+  /// Begins an in-place access of the node's overrides, at `overrides`, with what a read during
+  /// it needs to apply the overrides from before it without reading them; traps when another
+  /// access is under way.
+  ///
+  /// A read during the access takes their values from the node's collection, for the traits
+  /// the node's shield holds. So the collection must hold them: an earlier write may have left
+  /// them unapplied, when no read or pass came between, and they are applied to the collection
+  /// the node last inherited (only writes in a row pay for this, and not for the ancestors). And
+  /// the shield must hold each trait: past the 127th trait type of the process, it holds none,
+  /// and the traits the node overrides are copied aside for the access, into a set that the node
+  /// keeps for the next such access (so that it allocates once).
+  @usableFromInline @inline(never)
+  final func _prepareOverridesAccess(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
+    if _overridesAccessed { _overlappingOverridesAccess() }
+    if _overridesChanged, !_resolvedIsCurrent { _applyOverridesToStaleCollection(overrides) }
+    guard _overridesAccessWord & Self._pastShieldBit != 0 else {
+      _overridesAccessWord |= Self._accessBit
+      return
+    }
+    let copy: UnsafeMutablePointer<_TraitIndexSet>
+    if let kept = _overridesCopiedTraits {
+      copy = kept
+    } else {
+      copy = .allocate(capacity: 1)
+      copy.initialize(to: _TraitIndexSet())
+      _overridesAccessWord |= UInt(bitPattern: copy)
+    }
+    copy.pointee.copyWords(of: overrides.pointee._specified)
+    _overridesAccessWord |= Self._accessBit | Self._copiedBit
+  }
+
+  /// Frees the set of traits that accesses of the overrides copied aside, if any; before the
+  /// overrides' memory goes.
+  final func _freeOverridesCopiedTraits() {
+    guard let copy = _overridesCopiedTraits else { return }
+    copy.deinitialize(count: 1)
+    copy.deallocate()
+  }
+
+  /// Traps when an in-place access of the node's overrides is under way; requires the
+  /// overrides' memory.
+  @inlinable @inline(__always) final func _requireOverridesNotAccessed() {
+    if _overridesAccessed { _overlappingOverridesAccess() }
+  }
+
+  /// The trap of an overlapping access of a node's overrides.
+  @usableFromInline @inline(never)
+  final func _overlappingOverridesAccess() -> Never {
+    _apiMisuse(
+      "Overlapping accesses to a node's traitOverrides: they were read, written, or applied "
+        + "by a read of its traitCollection or a descendant's, during an in-place access of "
+        + "them (an inout argument, a mutating method), which holds them until it ends; read "
+        + "the node before or after the access"
+    )
+  }
+
   /// Takes the overrides that an in-place access replaced whole, which left no record of the
-  /// traits it changed, or during which a refresh applied them: `comparable` says whether the
-  /// node's collection, if current, still holds what the old ones gave.
+  /// traits it changed.
   @usableFromInline
-  final func _overridesDidChangeWhole(
-    _ overrides: UnsafeMutablePointer<TraitOverrides>,
-    comparable: Bool
-  ) {
+  final func _overridesDidChangeWhole(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
     overrides.pointee._accessStamp = 0
     overrides.pointee._changed = .none
+    _notePastShield(overrides)
     // NB: the node's shield is still the old overrides': their exact traits, to which the
     // overflow bit adds every other one they may have set.
     let conservative =
       _shield | overrides.pointee._specified.filter
       | _TraitFilter(index: _TraitFilter.lastExactIndex + 1)
-    let values = comparable ? _valueChanges(under: overrides.pointee, among: nil) : nil
+    let values = _valueChanges(under: overrides.pointee, among: nil)
     _overridesDidChange(
       values?.changed ?? conservative,
       shield: overrides.pointee._shield,
@@ -256,6 +369,7 @@ extension TraitNode {
     to new: UnsafeMutablePointer<TraitOverrides>,
     restored: _TraitFilter = .none
   ) {
+    _notePastShield(new)
     // NB: read in place, not copied out, which would retain its storage (traitkit-bench S1).
     let shield = new.pointee._shield
     let flipped = changed & (shield ^ _shield)

@@ -173,9 +173,7 @@ struct OverridesAccessTests {
     #expect(calls == [.dark])
   }
 
-  @Test(
-    "an access resumed on another thread, where a read applied its write, is still delivered (R5)"
-  )
+  @Test("an access resumed on another thread, where a read refreshed the node, is delivered (R5)")
   func accessResumedOnAnotherThreadIsDelivered() async {
     let graph = TraitGraph()
     let node = TraitNode()
@@ -194,7 +192,7 @@ struct OverridesAccessTests {
       // NB: a thread that has not given out that stamp (a thread's own stamps start at 0).
       resumedElsewhere = _ThreadLocals.overridesAccessStamp != stamp
       // Any change made without an access of overrides (which would give this thread stamps
-      // of its own), so that the read refreshes the node, on this thread, from the edited ones.
+      // of its own), so that the read refreshes the node, on this thread, during the access.
       graph.baseTraits = TraitCollection(OAOtherTrait.self, value: 1)
       _ = node.traitCollection
     }

@@ -204,45 +204,6 @@ struct OverridesWriteEdgeTests {
     #expect(calls == 0)
   }
 
-  @Test(
-    "an edit undone within an access, after a read there applied it, is undone for readers (R5, R6)",
-    arguments: [false, true]
-  )
-  func editUndoneAfterMidAccessRead(readingChild: Bool) {
-    let graph = TraitGraph()
-    let node = TraitNode()
-    let child = TraitNode()
-    graph.root.addTraitChild(node)
-    node.addTraitChild(child)
-    var seen: [Int] = []
-    node.registerForTraitChanges([OEOtherTrait.self]) { (node: TraitNode, _: TraitCollection) in
-      seen.append(node.traitCollection[OEOtherTrait.self])
-    }
-    graph.updateTraitsIfNeeded()
-    _ = child.traitCollection
-    func editAndUndo(_ overrides: inout TraitOverrides) {
-      let saved = overrides
-      overrides[OEOtherTrait.self] = 2
-      // Any change, so that the read below refreshes the node from the edited overrides.
-      graph.root.traitOverrides[OEUnrelatedTrait.self] = 1
-      #expect((readingChild ? child : node).traitCollection[OEOtherTrait.self] == 2)
-      // NB: the edited overrides read once more after the node, so that an optimized build
-      // keeps them until then (see `TraitNode.traitOverrides`).
-      #expect(overrides[OEOtherTrait.self] == 2)
-      overrides = saved
-    }
-
-    editAndUndo(&node.traitOverrides)
-
-    #expect(!node.traitOverrides.contains(OEOtherTrait.self))
-    #expect(node.traitCollection[OEOtherTrait.self] == 0)
-    #expect(child.traitCollection[OEOtherTrait.self] == 0)
-    graph.updateTraitsIfNeeded()
-    #expect(node.traitCollection[OEOtherTrait.self] == 0)
-    // The value the registration saw last is the one the node has: nothing to tell it.
-    #expect(seen == [])
-  }
-
   @Test("an access of the overrides that ends with an error thrown still reports its writes")
   func accessEndingWithErrorReports() {
     struct Failure: Error {}
