@@ -287,8 +287,11 @@ extension TraitNode {
   /// this one is then right for. A node that applied no overrides before kept the empty
   /// collection there, of the defaults, which is right under the same rule.
   ///
+  /// - Returns: The collection the node owned before, for the caller to let go of.
   /// - Precondition: the node's collection is not current.
-  final func _applyOverridesToStaleCollection(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
+  final func _applyOverridesToStaleCollection(
+    _ overrides: UnsafeMutablePointer<TraitOverrides>
+  ) -> Unmanaged<_Storage>? {
     let inherited = Unmanaged.passUnretained(_inherited)
     let needed = Swift.max(
       inherited._withUnsafeGuaranteedRef { $0.count },
@@ -308,7 +311,24 @@ extension TraitNode {
       _ownsResolved = false
     }
     _overridesChanged = false
-    if let replaced { _recycleReplaced(replaced) }
+    return replaced
+  }
+
+  /// Makes the node hold the collection it reads, when it shares one it holds no reference to
+  /// (its parent's, or its base traits'), by keeping it as the collection it inherited; for the
+  /// start of an in-place access of the overrides (see `_prepareOverridesAccess(_:)`), whose
+  /// reads may take values from it after its owner let go of it.
+  ///
+  /// The node's overrides changed no value since it last applied them: the collection it
+  /// shares is the one it inherited, and its next refresh makes it anew.
+  ///
+  /// - Returns: The collection the node kept as inherited before, for the caller to let go of.
+  final func _holdSharedCollection() -> Unmanaged<_Storage>? {
+    guard !_ownsResolved, _resolvedRef.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
+    else { return nil }
+    let previous = Unmanaged.passRetained(_inherited)
+    _inherited = _resolvedRef.takeUnretainedValue()
+    return previous
   }
 
   /// `_refresh(inheriting:epoch:)` for a node whose overrides an in-place access holds, and which
@@ -329,6 +349,13 @@ extension TraitNode {
     if _ownsResolved { replaced = _resolvedRef }
     let copied =
       _overridesAccessWord & Self._copiedBit != 0 ? _overridesCopiedTraits : nil
+    #if TRAITKIT_INTERNAL_CHECKS
+    precondition(
+      (shield.isEmpty && copied == nil) || _ownsResolved
+        || _resolvedRef.toOpaque() == Unmanaged.passUnretained(_inherited).toOpaque(),
+      "Invariant: a node whose overrides an access holds keeps the collection it reads them from"
+    )
+    #endif
     if shield.isEmpty, copied == nil {
       _resolvedCell = inheritedCell
       _ownsResolved = false

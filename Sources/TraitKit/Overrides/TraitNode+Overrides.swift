@@ -184,21 +184,32 @@ extension TraitNode {
   @usableFromInline @inline(never)
   final func _prepareOverridesAccess(_ overrides: UnsafeMutablePointer<TraitOverrides>) {
     if _overridesAccessed { _overlappingOverridesAccess() }
-    if _overridesChanged, !_resolvedIsCurrent { _applyOverridesToStaleCollection(overrides) }
-    guard _overridesAccessWord & Self._pastShieldBit != 0 else {
-      _overridesAccessWord |= Self._accessBit
-      return
+    // NB: what the node lets go of here is released once the access is under way: a release can
+    // run a trait value's deinitializer, which may read this node, and then finds the overrides
+    // from before the access, or write its overrides, which traps as during the access.
+    var released: Unmanaged<_Storage>?
+    if _overridesChanged {
+      // NB: a current node whose overrides changed no value may still read a collection it
+      // shares without holding it, which a change above would let go of during the access.
+      released =
+        _resolvedEpoch == _currentEpoch
+        ? _holdSharedCollection() : _applyOverridesToStaleCollection(overrides)
     }
-    let copy: UnsafeMutablePointer<_TraitIndexSet>
-    if let kept = _overridesCopiedTraits {
-      copy = kept
-    } else {
-      copy = .allocate(capacity: 1)
-      copy.initialize(to: _TraitIndexSet())
-      _overridesAccessWord |= UInt(bitPattern: copy)
+    var word = _overridesAccessWord | Self._accessBit
+    if word & Self._pastShieldBit != 0 {
+      let copy: UnsafeMutablePointer<_TraitIndexSet>
+      if let kept = _overridesCopiedTraits {
+        copy = kept
+      } else {
+        copy = .allocate(capacity: 1)
+        copy.initialize(to: _TraitIndexSet())
+        word |= UInt(bitPattern: copy)
+      }
+      copy.pointee.copyWords(of: overrides.pointee._specified)
+      word |= Self._copiedBit
     }
-    copy.pointee.copyWords(of: overrides.pointee._specified)
-    _overridesAccessWord |= Self._accessBit | Self._copiedBit
+    _overridesAccessWord = word
+    if let released { _recycleReplaced(released) }
   }
 
   /// Frees the set of traits that accesses of the overrides copied aside, if any; before the

@@ -16,6 +16,39 @@ private struct ODAboveTrait: TraitDefinition {
   static let defaultValue = 0
 }
 
+/// A boxed trait: a collection that holds one is freed, not kept for reuse, when let go of.
+private struct ODTextTrait: TraitDefinition {
+  static let defaultValue = ""
+}
+
+/// A value whose deinitializer runs `ODProbe.onDeinit` once.
+private final class ODProbe: Sendable {
+  nonisolated(unsafe) static var onDeinit: (() -> Void)?
+
+  deinit {
+    let hook = ODProbe.onDeinit
+    ODProbe.onDeinit = nil
+    hook?()
+  }
+}
+
+private struct ODProbeTrait: TraitDefinition {
+  static let defaultValue: ODProbe? = nil
+}
+
+/// A node under the root whose overrides hold `ODProbeTrait` and `ODValueTrait` = 1, read once,
+/// then a second probe written and left unapplied: the next in-place access of its overrides
+/// lets go of the collection that holds the first probe before it begins.
+private func odNodeReleasingAProbe(_ graph: TraitGraph) -> TraitNode {
+  let node = TraitNode()
+  graph.root.addTraitChild(node)
+  node.traitOverrides[ODProbeTrait.self] = ODProbe()
+  node.traitOverrides[ODValueTrait.self] = 1
+  _ = node.traitCollection
+  node.traitOverrides[ODProbeTrait.self] = ODProbe()
+  return node
+}
+
 private struct ODWrap<Tag> {}
 
 /// One trait type per `Tag`: enough of them push later trait types past the 127 that a node's
@@ -152,6 +185,81 @@ struct OverridesDuringAccessTests {
     #expect(fixture.child.traitCollection[ODAboveTrait.self] == 4)
     fixture.graph.updateTraitsIfNeeded()
     #expect(fixture.seen == [2])
+  }
+
+  @Test(
+    "after a write that changed no value, a read during an access applies the overrides from before it",
+    arguments: [false, true]
+  )
+  func readAfterWriteOfTheInheritedValue(boxedAbove: Bool) {
+    // helper-56's review: the node shared its parent's collection without holding it, and read
+    // its overrides' values from it after the parent let go of it (reused, or freed when boxed).
+    let graph = TraitGraph()
+    let root = graph.root
+    let node = TraitNode()
+    root.addTraitChild(node)
+    if boxedAbove { root.traitOverrides[ODTextTrait.self] = String(repeating: "x", count: 40) }
+    root.traitOverrides[ODAboveTrait.self] = 100
+    root.traitOverrides[ODValueTrait.self] = 1
+    #expect(node.traitCollection[ODValueTrait.self] == 1)
+    // The value the node inherits: no value changes, and the node stays current.
+    node.traitOverrides[ODValueTrait.self] = 1
+    var read = 0
+    func edit(_ overrides: inout TraitOverrides) {
+      overrides[ODAboveTrait.self] = 7
+      for value in [2, 3, 4] {
+        if boxedAbove {
+          root.traitOverrides[ODTextTrait.self] = String(repeating: "y", count: 40 + value)
+        }
+        root.traitOverrides[ODValueTrait.self] = value
+        _ = root.traitCollection
+      }
+      read = node.traitCollection[ODValueTrait.self]
+    }
+
+    edit(&node.traitOverrides)
+
+    #expect(read == 1)
+    #expect(node.traitCollection[ODValueTrait.self] == 1)
+    #expect(node.traitCollection[ODAboveTrait.self] == 7)
+  }
+
+  @Test("a value's deinitializer run as an access begins reads the overrides from before it")
+  func deinitializerReadsAsAccessBegins() {
+    let graph = TraitGraph()
+    let node = odNodeReleasingAProbe(graph)
+    var readInDeinitializer: Int?
+    ODProbe.onDeinit = {
+      graph.root.traitOverrides[ODAboveTrait.self] = 3
+      readInDeinitializer = node.traitCollection[ODValueTrait.self]
+    }
+    defer { ODProbe.onDeinit = nil }
+    func edit(_ overrides: inout TraitOverrides) {
+      overrides[ODValueTrait.self] = 2
+    }
+
+    edit(&node.traitOverrides)
+
+    #expect(readInDeinitializer == 1)
+    #expect(node.traitCollection[ODValueTrait.self] == 2)
+    #expect(node.traitCollection[ODAboveTrait.self] == 3)
+  }
+
+  @Test("a value's deinitializer run as an access begins traps if it writes the same overrides")
+  func deinitializerWritesAsAccessBeginsTraps() async {
+    // helper-56's review: such a write left the overrides unapplied while the access took the
+    // older ones for its reads, and for good once it ended without a change.
+    let result = await #expect(
+      processExitsWith: .failure,
+      observing: [\.standardErrorContent]
+    ) {
+      let graph = TraitGraph()
+      let node = odNodeReleasingAProbe(graph)
+      ODProbe.onDeinit = { node.traitOverrides[ODValueTrait.self] = 9 }
+      func edit(_ overrides: inout TraitOverrides) {}
+      edit(&node.traitOverrides)
+    }
+    #expect(gtStandardError(result).contains("Overlapping accesses to a node's traitOverrides"))
   }
 
   @Test("with trait types numbered below 128, as in most processes, a read applies them the same")
