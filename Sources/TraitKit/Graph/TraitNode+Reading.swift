@@ -246,35 +246,50 @@ extension TraitNode {
     if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque()
       || _overridesChanged
     {
-      let needed = Swift.max(
-        inherited._withUnsafeGuaranteedRef { $0.count },
-        overrides.pointee._storage.count
-      )
-      let result = overrides.pointee.applied(
-        to: inherited,
-        reusingSpareOf: _graphRef,
-        capacity: needed
-      )
-      if _ownsResolved { replaced = _resolvedRef }
-      if let result {
-        _resolvedRef = result
-        _ownsResolved = true
-      } else {
-        _resolvedCell = inheritedCell
-        _ownsResolved = false
-      }
-      let newInherited =
-        overrides.pointee._specified.isEmpty ? Unmanaged.passUnretained(_Storage.empty) : inherited
-      // NB: most often the same one, when only the overrides changed (traitkit-bench S1).
-      if newInherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque() {
-        replacedInherited = Unmanaged.passRetained(_inherited)
-        _inherited = newInherited.takeUnretainedValue()
-      }
+      (replaced, replacedInherited) = _install(&overrides.pointee, over: inheritedCell)
       _overridesChanged = false
     }
     _resolvedEpoch = epoch
     if let replaced { _recycleReplaced(replaced) }
     if let replacedInherited { _recycleReplaced(replacedInherited) }
+  }
+
+  /// Makes the node's collection the collection of `inheritedCell` with `overrides` applied, or
+  /// that collection itself, shared, when they change nothing, and keeps the inherited one it
+  /// was made from (the empty one when there are no overrides).
+  ///
+  /// - Returns: The collections the node let go of, its own and the inherited one it kept, for
+  ///   the caller to release once the node is current: a release can run a trait value's
+  ///   deinitializer, which may read this node again.
+  // NB: the overrides are applied in place, through the caller's pointer, not a copy that would
+  // retain and release each of their fields (traitkit-bench S1).
+  @inline(__always) private final func _install(
+    _ overrides: inout TraitOverrides,
+    over inheritedCell: (storage: Unmanaged<_Storage>, word: UInt)
+  ) -> (replaced: Unmanaged<_Storage>?, inherited: Unmanaged<_Storage>?) {
+    let inherited = inheritedCell.storage
+    let needed = Swift.max(
+      inherited._withUnsafeGuaranteedRef { $0.count },
+      overrides._storage.count
+    )
+    let result = overrides.applied(to: inherited, reusingSpareOf: _graphRef, capacity: needed)
+    let replaced = _ownsResolved ? _resolvedRef : nil
+    if let result {
+      _resolvedRef = result
+      _ownsResolved = true
+    } else {
+      _resolvedCell = inheritedCell
+      _ownsResolved = false
+    }
+    let newInherited =
+      overrides._specified.isEmpty ? Unmanaged.passUnretained(_Storage.empty) : inherited
+    // NB: most often the same one, when only the overrides changed (traitkit-bench S1).
+    guard newInherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque() else {
+      return (replaced, nil)
+    }
+    let replacedInherited = Unmanaged.passRetained(_inherited)
+    _inherited = newInherited.takeUnretainedValue()
+    return (replaced, replacedInherited)
   }
 
   /// Applies the overrides at `overrides` to the collection the node inherited when it was last
@@ -346,7 +361,6 @@ extension TraitNode {
     let shield = _shield
     var replaced: Unmanaged<_Storage>?
     var replacedInherited: Unmanaged<_Storage>?
-    if _ownsResolved { replaced = _resolvedRef }
     let copied =
       _overridesAccessWord & Self._copiedBit != 0 ? _overridesCopiedTraits : nil
     #if TRAITKIT_INTERNAL_CHECKS
@@ -357,6 +371,7 @@ extension TraitNode {
     )
     #endif
     if shield.isEmpty, copied == nil {
+      if _ownsResolved { replaced = _resolvedRef }
       _resolvedCell = inheritedCell
       _ownsResolved = false
     } else {
@@ -376,24 +391,7 @@ extension TraitNode {
       before._specified.forEachIndex { last = Swift.max(last, $0) }
       before._storage = _resolvedRef.takeUnretainedValue()
       if before._storage.count <= last { before._storage = before._storage.copy(count: last + 1) }
-      let inherited = inheritedCell.storage
-      // NB: room for every slot of the collection the overrides' values come from, which the
-      // copy starts as.
-      let needed = Swift.max(
-        inherited._withUnsafeGuaranteedRef { $0.count },
-        before._storage.count
-      )
-      if let result = before.applied(to: inherited, reusingSpareOf: _graphRef, capacity: needed) {
-        _resolvedRef = result
-        _ownsResolved = true
-      } else {
-        _resolvedCell = inheritedCell
-        _ownsResolved = false
-      }
-      if inherited.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque() {
-        replacedInherited = Unmanaged.passRetained(_inherited)
-        _inherited = inherited.takeUnretainedValue()
-      }
+      (replaced, replacedInherited) = _install(&before, over: inheritedCell)
     }
     _resolvedEpoch = epoch
     if let replaced { _recycleReplaced(replaced) }
