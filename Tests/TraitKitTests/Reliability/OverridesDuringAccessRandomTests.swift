@@ -146,17 +146,53 @@ private struct ORSequence {
   }
 }
 
+private struct ORWrap<Tag> {}
+private struct ORManyTrait<Tag>: TraitDefinition { static var defaultValue: Int { 0 } }
+
+/// Gives `count` more trait types their indices.
+private func orRegisterTraits<Tag>(_: Tag.Type, count: Int) {
+  _ = _TraitRegistry.index(of: ORManyTrait<Tag>.self)
+  if count > 1 { orRegisterTraits(ORWrap<Tag>.self, count: count - 1) }
+}
+
+/// Runs `count` sequences from `base`; returns the first failure, described.
+private func orRunSequences(base: UInt64, count: Int) -> String? {
+  for sequence in 0..<count {
+    var run = ORSequence(seed: base &+ UInt64(sequence), nodeCount: 2 + sequence % 11)
+    run.run(steps: 80)
+    if let failure = run.failure { return "sequence \(sequence) of base seed \(base): \(failure)" }
+  }
+  return nil
+}
+
 @Suite("In-place accesses of overrides against a model (R3, R6)")
 struct OverridesDuringAccessRandomTests {
+  private static let base: UInt64 = 0x0A_CCE5_5ED
+
   @Test("reads during and after in-place accesses agree with the model, over random sequences")
   func randomSequences() {
-    let base: UInt64 = 0x0A_CCE5_5ED
-    for sequence in 0..<2_000 {
-      var run = ORSequence(seed: base &+ UInt64(sequence), nodeCount: 2 + sequence % 11)
-      run.run(steps: 80)
-      if let failure = run.failure {
-        Issue.record("sequence \(sequence) of base seed \(base): \(failure)")
-        return
+    if let failure = orRunSequences(base: Self.base, count: 2_000) { Issue.record("\(failure)") }
+  }
+
+  @Test("the same, in a process whose node shields hold the suite's traits")
+  func randomSequencesWithExactShields() async {
+    // NB: in a process of its own, where the suite's traits are the first numbered; this
+    // suite's process may number them past the 127 a shield holds, or not, by test order.
+    await #expect(processExitsWith: .success) {
+      precondition(_TraitRegistry.index(of: ORTrait2.self) <= _TraitFilter.lastExactIndex)
+      if let failure = orRunSequences(base: Self.base &+ 1 << 32, count: 500) {
+        preconditionFailure(failure)
+      }
+    }
+  }
+
+  @Test("the same, in a process that numbers the suite's traits past what a shield holds")
+  func randomSequencesPastTheShields() async {
+    await #expect(processExitsWith: .success) {
+      orRegisterTraits(ORWrap<Void>.self, count: 140)
+      precondition(_TraitRegistry.index(of: ORTrait0.self) > _TraitFilter.lastExactIndex)
+      if let failure = orRunSequences(base: Self.base &+ 2 << 32, count: 500) {
+        preconditionFailure(failure)
       }
     }
   }
