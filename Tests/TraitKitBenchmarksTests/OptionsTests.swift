@@ -149,6 +149,24 @@ struct OptionsTests {
     #expect(selection.leftOut.map(\.id) == ["S1", "S6", "S7", "S8", "S10"])
   }
 
+  @Test("--svg with contenders that S1 does not measure fails before the run, not after it")
+  func svgWithoutS1Contenders() throws {
+    // helper-57's review: S1 was left out quietly, and the run failed at its end.
+    let options = try Options.parse(["--svg", "chart.svg", "--contender", "traitkit-legacy"])
+    let error = #expect(throws: UsageError.self) {
+      try options.scenariosMeasuringContenders(of: options.selectScenarios(from: allScenarios))
+    }
+    #expect(
+      error?.message
+        == "--svg charts the S1 fan-out, which measures none of the chosen contenders "
+        + "(traitkit-legacy)"
+    )
+    let withS1 = try Options.parse(["--svg", "chart.svg", "--contender", "traitkit"])
+    #expect(
+      try withS1.scenariosMeasuringContenders(of: allScenarios).kept.contains { $0.id == "S1" }
+    )
+  }
+
   @Test("a chosen contender that no chosen scenario measures fails before the run")
   func contenderThatNothingMeasures() throws {
     let compare = try Options.parse(["compare", "--contender", "traitkit,observation"])

@@ -170,7 +170,8 @@ struct Options {
   /// nothing fails before the run, not after it.
   ///
   /// - Throws: a usage error naming a named scenario that measures none of the chosen
-  ///   contenders, or the chosen contenders that no kept scenario measures.
+  ///   contenders, or the chosen contenders that no kept scenario measures, or saying that
+  ///   `--svg` has no S1 to chart.
   func scenariosMeasuringContenders(
     of scenarios: [any Scenario]
   ) throws(UsageError) -> (kept: [any Scenario], leftOut: [any Scenario]) {
@@ -193,6 +194,12 @@ struct Options {
         )
       }
       leftOut.append(scenario)
+    }
+    if svg != nil, leftOut.contains(where: { $0.id == "S1" }) {
+      throw UsageError(
+        "--svg charts the S1 fan-out, which measures none of the chosen contenders "
+          + "(\(names(contenders)))"
+      )
     }
     let unmeasured = contenders.subtracting(measuredAnywhere)
     guard unmeasured.isEmpty else {

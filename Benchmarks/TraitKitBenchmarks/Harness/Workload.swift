@@ -49,6 +49,8 @@ struct Workload {
   /// returns the callbacks counted apart from `run`'s result (added to it before the check
   /// against `expectedCallbacks`), and what was wrong, or nil; resets what it counted.
   var verify: (() -> (callbacks: Int, wrong: String?))?
+  /// The counts that `verify` checks, one per observer, when the workload counts them apart.
+  var observerCounts: ObserverCounts?
 
   init(
     _ contender: Contender,
@@ -118,6 +120,7 @@ extension Workload {
       run()
       return 0
     }
+    observerCounts = counts
   }
 }
 
