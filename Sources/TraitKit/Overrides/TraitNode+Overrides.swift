@@ -230,10 +230,9 @@ extension TraitNode {
   @usableFromInline @inline(never)
   final func _overlappingOverridesAccess() -> Never {
     _apiMisuse(
-      "Overlapping accesses to a node's traitOverrides: they were read, written, or applied "
-        + "by a read of its traitCollection or a descendant's, during an in-place access of "
-        + "them (an inout argument, a mutating method), which holds them until it ends; read "
-        + "the node before or after the access"
+      "Overlapping accesses to a node's traitOverrides: they were read, assigned or accessed "
+        + "in place again during an in-place access of them (an inout argument, a mutating "
+        + "method), which holds them until it ends; use them before or after the access"
     )
   }
 
