@@ -193,12 +193,12 @@ public struct TraitCollection: Sendable {
     of storage: Unmanaged<_Storage>,
     by recorder: Unmanaged<_TraitReadRecorder>
   ) -> T.Value {
-    _TrackingRecord.recordRead(
-      entry & ~_TraitRegistry.boxedFlag,
-      through: recorder,
-      of: storage
-    )
-    return storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry) }
+    // NB: the value first, and the recording last: the caller then keeps only the value across
+    // the call (traitkit-bench S7). Recording changes no collection and runs no user code, so
+    // the order changes nothing else.
+    let value = storage._withUnsafeGuaranteedRef { $0.value(T.self, entry: entry) }
+    _recordTrackedRead(entry & ~_TraitRegistry.boxedFlag, through: recorder, of: storage)
+    return value
   }
 
   /// `_recordedRead` when its lookup found no entry for `T` (see `_readUnlisted`).

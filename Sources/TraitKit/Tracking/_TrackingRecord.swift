@@ -296,7 +296,7 @@ final class _TrackingRecord {
   /// for that recorder's node: at worst an extra invalidation, never a missed one.
   ///
   /// `storage` is the collection's storage, from which the read takes its value.
-  @usableFromInline
+  @inline(__always)
   static func recordRead(
     _ index: Int,
     through recorder: Unmanaged<_TraitReadRecorder>,
@@ -442,6 +442,20 @@ final class _TrackingRecord {
 
 @available(*, unavailable)
 extension _TrackingRecord: Sendable {}
+
+/// Records a read of the trait with dense index `index` made through a collection that carries
+/// `recorder`, whose storage is `storage` (see `_TrackingRecord.recordRead(_:through:of:)`).
+// NB: a function of its own, not the static method, which a client would call through the
+// class's metadata accessor and a thunk: three calls per tracked read become one
+// (traitkit-bench S7).
+@usableFromInline
+func _recordTrackedRead(
+  _ index: Int,
+  through recorder: Unmanaged<_TraitReadRecorder>,
+  of storage: Unmanaged<_Storage>
+) {
+  _TrackingRecord.recordRead(index, through: recorder, of: storage)
+}
 
 /// Whether a tracked closure runs anywhere in the process (one relaxed atomic load).
 @inline(__always)
