@@ -255,8 +255,9 @@ extension TraitGraph {
 
   /// Numbers passes across all graphs.
   static let _nextPassNumber = Atomic<UInt64>(0)
-  /// Numbers rounds across all graphs, for the nodes' visit stamps.
-  static let _nextRoundNumber = Atomic<UInt64>(0)
+  /// How many bits of a round's number (see `_walk(from:inherited:round:)`) count the rounds of
+  /// its pass: more than the 100 a pass may run.
+  static let _roundBits: UInt64 = 7
 
   /// Lets go of `released` and `buried` within this call, so that their deinitializers run
   /// while the caller says the pass is ending.
@@ -265,7 +266,7 @@ extension TraitGraph {
   /// of the values after the call instead, as a release build did
   /// (`deinitializerNoOpPassKeepsCounters`).
   @inline(never) @_optimize(none)
-  private static func _letGo(_ released: consuming [_Storage]?, _ buried: consuming [TraitNode]) {}
+  private static func _letGo(_ released: consuming [_Storage]?, _ buried: consuming [TraitNode]?) {}
 
   /// Runs a pass from `start`, given the changes pending above it that reach it (asked again
   /// for each round); returns the graph's epoch when the last round ended, before the pass's
@@ -282,6 +283,11 @@ extension TraitGraph {
     _lastPass = Statistics.Pass()
     _isUpdating = true
     _passNumber = TraitGraph._nextPassNumber.wrappingAdd(1, ordering: .relaxed).newValue
+    // NB: a round's number is its pass's and its count within the pass, unique across graphs as
+    // pass numbers are, rather than another process-wide counter: an atomic increment per round
+    // (traitkit-bench S1).
+    let firstRound = _passNumber &<< TraitGraph._roundBits
+    var round = firstRound
     // NB: the enclosing pass's cell and graph unretained, as the thread-local slot holds them:
     // their passes outlive this one (traitkit-bench S1: a retain and a release per pass).
     let enclosingCell = _ThreadLocals.currentCell
@@ -300,16 +306,20 @@ extension TraitGraph {
       _isUpdating = false
       // NB: the graveyard taken out and emptied before its nodes go: their deinitializers may run
       // a pass of this graph, whose end must not let them go again.
-      var buried: [TraitNode] = []
+      // NB: nil rather than an empty array, whose release at the end of every pass cost a call
+      // (traitkit-bench S1: 18 instructions a pass).
+      var buried: [TraitNode]?
       if !_graveyard.isEmpty {
-        swap(&buried, &_graveyard)
+        var taken: [TraitNode] = []
+        swap(&taken, &_graveyard)
         // NB: the enclosing pass may still be walking these nodes.
-        enclosingGraph?._withUnsafeGuaranteedRef { $0._graveyard.append(contentsOf: buried) }
+        enclosingGraph?._withUnsafeGuaranteedRef { $0._graveyard.append(contentsOf: taken) }
+        buried = consume taken
       }
       _checkInvariants()
       // NB: last, with the pass over: the values' and the buried nodes' deinitializers may
       // change the tree or run a pass of this graph.
-      if released != nil || !buried.isEmpty {
+      if released != nil || buried != nil {
         let wasEnding = _isEndingPass
         _isEndingPass = true
         Self._letGo(consume released, consume buried)
@@ -319,7 +329,8 @@ extension TraitGraph {
     while true {
       _lastPass.rounds += 1
       _ancestorChangedDuringSubtreePass = false
-      _walk(from: start, inherited: pending)
+      round &+= 1
+      _walk(from: start, inherited: pending, round: round)
       if start._pending.isEmpty && !start._hasPendingBelow && !_ancestorChangedDuringSubtreePass {
         break
       }
@@ -329,8 +340,9 @@ extension TraitGraph {
       guard start._isIn(self) else {
         break
       }
+      // NB: the pass's own count of its rounds, which keeps their numbers within its own.
       _requireAPI(
-        _lastPass.rounds < 100,
+        round &- firstRound < 100,
         "Trait updates did not converge after 100 rounds: trait change handlers keep making "
           + "changes that need another round (a handler that keeps changing what it observes, "
           + "or a chain of over 100 changes to nodes the walk has passed)"
@@ -345,8 +357,10 @@ extension TraitGraph {
   ///
   /// NB: nodes are handled through guaranteed `Unmanaged` references, so that the walk does no
   /// reference counting; see `_WalkFrame` for why they stay alive.
-  private func _walk(from start: TraitNode, inherited: _TraitFilter) {
-    let round = TraitGraph._nextRoundNumber.wrappingAdd(1, ordering: .relaxed).newValue
+  ///
+  /// `round` numbers the round, uniquely in the process (0 is none): nodes keep it as their
+  /// visit mark, which they carry into other graphs.
+  private func _walk(from start: TraitNode, inherited: _TraitFilter, round: UInt64) {
     let graph = Unmanaged.passUnretained(self).toOpaque()
     _walkStack.removeAll()
     _walkRound = round

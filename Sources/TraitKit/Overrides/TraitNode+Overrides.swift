@@ -1,3 +1,4 @@
+public import CTraitKitShims
 import Synchronization
 
 // A node's overrides: the in-place accessor, and the changes a write makes to the node's
@@ -72,7 +73,7 @@ extension TraitNode {
     } else {
       _overridesAccessWord = word | Self._accessBit
     }
-    let stamp = TraitNode._nextOverridesAccessStamp()
+    let stamp = _nextOverridesAccessStamp()
     overrides.pointee._accessStamp = stamp
     return stamp
   }
@@ -256,23 +257,8 @@ extension TraitNode {
     )
   }
 
-  /// A stamp no other in-place access of any node's overrides has had, on any thread.
-  ///
-  /// Each thread takes a block of 2³² stamps at a time from a process-wide counter, so that a
-  /// stamp costs a thread-local increment.
-  @usableFromInline
-  static func _nextOverridesAccessStamp() -> UInt64 {
-    let previous = _ThreadLocals.overridesAccessStamp
-    var stamp = previous &+ 1
-    if previous == 0 || stamp & 0xFFFF_FFFF == 0 {
-      stamp = _overridesAccessStampBlocks.wrappingAdd(1, ordering: .relaxed).newValue << 32 | 1
-    }
-    _ThreadLocals.overridesAccessStamp = stamp
-    return stamp
-  }
-
   /// The blocks of stamps taken so far (see `_nextOverridesAccessStamp()`).
-  private static let _overridesAccessStampBlocks = Atomic<UInt64>(0)
+  fileprivate static let _overridesAccessStampBlocks = Atomic<UInt64>(0)
 
   /// Among `candidates` (every trait when nil), the traits whose values at this node differ under
   /// the overrides `new` from its current collection's, and those whose stored values differ at
@@ -445,4 +431,31 @@ extension TraitNode {
     }
     return reaching & filter
   }
+}
+
+/// A stamp no other in-place access of any node's overrides has had, on any thread.
+///
+/// Each thread takes a block of 2³² stamps at a time from a process-wide counter, so that a
+/// stamp costs a thread-local increment.
+// NB: a free function, inlined into the client's in-place access: a static method of the class
+// made the client call the class's metadata accessor for `self`, then the method (traitkit-bench
+// S1: 16 instructions and two calls a write). The client may hold its own copy of the thread's
+// last stamp (see `CTraitKitSharedDefinition.h`): each copy takes blocks of its own from the
+// engine's counter and stores only in itself, so that stamps stay unique.
+@inlinable @inline(__always)
+func _nextOverridesAccessStamp() -> UInt64 {
+  let previous = ctraitkit_get_overrides_access_stamp()
+  var stamp = previous &+ 1
+  if _slowPath(previous == 0 || stamp & 0xFFFF_FFFF == 0) {
+    stamp = _takeOverridesAccessStampBlock()
+  }
+  ctraitkit_set_overrides_access_stamp(stamp)
+  return stamp
+}
+
+/// The first stamp of a block of 2³² that no thread has taken yet (see
+/// `_nextOverridesAccessStamp()`).
+@usableFromInline @inline(never)
+func _takeOverridesAccessStampBlock() -> UInt64 {
+  TraitNode._overridesAccessStampBlocks.wrappingAdd(1, ordering: .relaxed).newValue << 32 | 1
 }

@@ -23,7 +23,7 @@ public struct TraitOverrides: MutableTraits {
   /// The traits whose override changed since the owning node last looked.
   @usableFromInline var _changed = _TraitFilter.none
   /// The stamp of the in-place access of a node's overrides that yielded this value (see
-  /// `TraitNode._nextOverridesAccessStamp()`), or 0.
+  /// `_nextOverridesAccessStamp()`), or 0.
   ///
   /// Stamps are unique in the process: a node that finds another stamp after the access knows
   /// that the access replaced its overrides whole — with `swap`, or with a value copied out of

@@ -26,10 +26,9 @@ enum _ThreadLocals {
   }
 
   /// The last stamp this thread gave an in-place access of overrides, or 0 (see
-  /// `TraitNode._nextOverridesAccessStamp()`).
+  /// `_nextOverridesAccessStamp()`, which reads and writes it inline in a client).
   static var overridesAccessStamp: UInt64 {
     @inline(__always) get { ctraitkit_get_overrides_access_stamp() }
-    @inline(__always) set { ctraitkit_set_overrides_access_stamp(newValue) }
   }
 
   /// The cell of the update pass running on this thread (unretained), or nil.
