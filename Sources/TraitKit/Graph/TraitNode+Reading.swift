@@ -374,7 +374,13 @@ extension TraitNode {
       if _ownsResolved { replaced = _resolvedRef }
       _resolvedCell = inheritedCell
       _ownsResolved = false
-    } else {
+    } else if inheritedCell.storage.toOpaque() != Unmanaged.passUnretained(_inherited).toOpaque() {
+      // NB: only from another inherited collection, as the ordinary refresh: the node's
+      // collection is the overrides from before the access applied to the one it keeps. A read
+      // from a deinitializer in the middle of a refresh of the node's subtree may refresh the
+      // node again before the outer refresh reaches it, and children refreshed in between share
+      // what it made then, without a reference (helper-58's review: made anew, it was let go of
+      // under them).
       var before = TraitOverrides()
       if let copied {
         before._specified = copied.pointee

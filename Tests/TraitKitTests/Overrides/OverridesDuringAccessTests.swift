@@ -302,6 +302,53 @@ struct OverridesDuringAccessTests {
     }
   }
 
+  @Test("a node refreshed twice during an access keeps the collection its children share (R6)")
+  func nodeRefreshedTwiceDuringAccessKeepsSharedCollection() throws {
+    // helper-58's review: the refresh during an access made the node's collection anew each
+    // time, so that the outer refresh let go of the collection that the inner one had made and
+    // that a child, refreshed in between, shares without a reference: the child read freed
+    // memory.
+    let graph = TraitGraph()
+    let above = TraitNode()
+    let node = TraitNode()
+    let first = TraitNode()
+    let second = TraitNode()
+    graph.root.addTraitChild(above)
+    graph.root.addTraitChild(node)
+    node.addTraitChild(first)
+    node.addTraitChild(second)
+    node.traitOverrides[ODValueTrait.self] = 7
+    var deinitializerRan = false
+    above.traitOverrides[GTDeinitPayloadTrait.self] = GTDeinitPayload {
+      deinitializerRan = true
+      _ = second.traitCollection
+    }
+    _ = above.traitCollection
+    _ = first.traitCollection
+    _ = second.traitCollection
+    // The node keeps the collection it inherited from the root, and `above`'s collection holds
+    // the last reference to the first payload: `above`'s next refresh lets go of it.
+    above.addTraitChild(node)
+    let replacement = GTDeinitPayload()
+    above.traitOverrides[GTDeinitPayloadTrait.self] = replacement
+    func edit(_ overrides: inout TraitOverrides) {
+      // Refreshes `above`, the node and `first`, in that order; in the middle, the payload's
+      // deinitializer reads `second`, which refreshes the node first.
+      _ = first.traitCollection
+    }
+
+    edit(&node.traitOverrides)
+
+    #expect(deinitializerRan)
+    // A node without overrides shares its parent's collection (checked before anything reads
+    // the child's, which pointed at freed memory).
+    try #require(second._resolvedIsCurrent && node._resolvedIsCurrent)
+    try #require(second._resolvedRef.toOpaque() == node._resolvedRef.toOpaque())
+    #expect(first._resolvedRef.toOpaque() == node._resolvedRef.toOpaque())
+    #expect(second.traitCollection[ODValueTrait.self] == 7)
+    #expect(second.traitCollection[GTDeinitPayloadTrait.self] === replacement)
+  }
+
   @Test("reading a node's overrides during an in-place access of them traps")
   func readingOverridesDuringAccessTraps() async {
     let result = await #expect(
