@@ -36,7 +36,12 @@ extension TraitNode {
       _requireOverridesNotAccessed()
       newValue._accessStamp = 0
       let (changed, restored) = overrides.pointee.differences(from: newValue)
-      overrides.pointee = newValue
+      // NB: the old overrides swapped out, and let go of once the node took the change: letting
+      // go of them can run a value's deinitializer, which may read this node, and a refresh
+      // then would apply the new ones before the node compared them with its collection
+      // (helper-58's review: the change was then marked nowhere).
+      swap(&overrides.pointee, &newValue)
+      defer { withExtendedLifetime(newValue) {} }
       guard !changed.isEmpty || !restored.isEmpty else { return }
       // NB: no code ran since the write, so no refresh applied it: the node's collection, if
       // current, still holds what the old overrides gave.

@@ -30,6 +30,25 @@ private struct OEUnrelatedTrait: TraitDefinition {
   static let defaultValue = 0
 }
 
+/// A boxed value equal to another of the same key, which runs `onDeinit` when it goes.
+private final class OEPayload: Equatable, Sendable {
+  let key: Int
+  nonisolated(unsafe) var onDeinit: (() -> Void)?
+
+  init(_ key: Int, onDeinit: (() -> Void)? = nil) {
+    self.key = key
+    self.onDeinit = onDeinit
+  }
+
+  deinit { onDeinit?() }
+
+  static func == (lhs: OEPayload, rhs: OEPayload) -> Bool { lhs.key == rhs.key }
+}
+
+private struct OEPayloadTrait: TraitDefinition {
+  static let defaultValue = OEPayload(0)
+}
+
 @Suite("Writes of overrides: equal values stored differently, reads during an access")
 struct OverridesWriteEdgeTests {
   @Test("an override added with a value equal to the inherited one is what the node reads (R3, R6)")
@@ -50,6 +69,42 @@ struct OverridesWriteEdgeTests {
     // An unrelated change elsewhere makes the same read give another answer.
     graph.root.traitOverrides[OEOtherTrait.self] = 1
     #expect(node.traitCollection[OECaseInsensitiveTrait.self] == "ABC")
+  }
+
+  @Test(
+    "a whole assignment whose old overrides' release reads the node still marks its change (R5)"
+  )
+  func wholeAssignmentReleasingIntoARead() {
+    // helper-58's review: the setter let go of the old overrides before it took the change, and
+    // a deinitializer that read the node then applied the new ones to it: the setter found the
+    // node current, with nothing left to compare, and marked nothing.
+    let graph = TraitGraph()
+    let node = TraitNode()
+    graph.root.addTraitChild(node)
+    var calls = 0
+    node.registerForTraitChanges([OEPayloadTrait.self]) { (_: TraitNode, _) in calls += 1 }
+    node.traitOverrides[OEPayloadTrait.self] = OEPayload(2)
+    graph.updateTraitsIfNeeded()
+    #expect(calls == 1)
+    var deinitializerRead: Int?
+    do {
+      // An equal payload, assigned whole: no value changes, but the node's overrides hold the
+      // only reference to the new instance, and its collection, stale now, the old one.
+      let donor = TraitNode()
+      donor.traitOverrides[OEPayloadTrait.self] = OEPayload(2) {
+        deinitializerRead = node.traitCollection[OEPayloadTrait.self].key
+      }
+      node.traitOverrides = donor.traitOverrides
+    }
+    var overrides = node.traitOverrides
+    overrides.remove(OEPayloadTrait.self)
+
+    node.traitOverrides = overrides
+    graph.updateTraitsIfNeeded()
+
+    #expect(deinitializerRead == 0)
+    #expect(node.traitCollection[OEPayloadTrait.self].key == 0)
+    #expect(calls == 2)
   }
 
   @Test("a plain Double override of 0.0 under an inherited -0.0 reads +0.0 (R3, R6)")
