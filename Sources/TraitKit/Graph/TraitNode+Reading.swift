@@ -145,8 +145,27 @@ extension TraitNode {
   }
 
   /// Brings this node and its stale ancestors up to date, top-down, without recursion.
+  // NB: the common case first, in a function that needs no saved registers: a node without
+  // overrides or a collection of its own, under a current parent, shares the parent's
+  // collection (traitkit-bench S2, S3: a pass refreshes each node it visits this way; 38 → 16
+  // instructions for such a node, S3 at D=1024 −7% per write).
   @inline(never)
   final func _revalidate(epoch: UInt64) {
+    if _overrides == nil, !_ownsResolved, let parent = _parentRef {
+      let parentState = parent._withUnsafeGuaranteedRef { ($0._resolvedEpoch, $0._resolvedCell) }
+      if parentState.0 == epoch {
+        _resolvedCell = parentState.1
+        _resolvedEpoch = epoch
+        return
+      }
+    }
+    _revalidateInFull(epoch: epoch)
+  }
+
+  /// Brings this node and its stale ancestors up to date, top-down, without recursion (see
+  /// ``_revalidate(epoch:)``).
+  @inline(never)
+  private final func _revalidateInFull(epoch: UInt64) {
     guard let parent = _parentRef else {
       _refresh(inheriting: _baseCell, epoch: epoch)
       return
@@ -156,6 +175,15 @@ extension TraitNode {
       _refresh(inheriting: parentState.1, epoch: epoch)
       return
     }
+    _revalidateStaleChain(epoch: epoch)
+  }
+
+  /// Brings this node and its stale ancestors up to date, top-down, without recursion, when the
+  /// parent is stale too.
+  // NB: out of line, apart from the refresh from a current parent: its stack buffer costs a
+  // stack-protector check and a larger frame on every call.
+  @inline(never)
+  private final func _revalidateStaleChain(epoch: UInt64) {
     // NB: the stale ancestors are collected on the native stack when there are few (a pass
     // revalidates each observing node it visits, usually a few levels below a current ancestor),
     // and continue in the graph's scratch array beyond that (traitkit-bench S2, S3).
