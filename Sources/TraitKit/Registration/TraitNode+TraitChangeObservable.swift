@@ -17,10 +17,7 @@ extension TraitNode: TraitChangeObservable {
     handler: consuming @escaping (Observed, TraitCollection) -> Void
   ) -> TraitChangeRegistration {
     _requireObservable(as: Observed.self)
-    return _register(
-      _InlineHandler(retaining: _ObservedHandler(handler)),
-      traits: _indices(of: traits)
-    )
+    return _register(_InlineHandler(retaining: _ObservedHandler(handler)), traits: traits)
   }
 
   /// Calls `action` on `target` whenever one of `traits` changes.
@@ -109,7 +106,9 @@ extension TraitNode: TraitChangeObservable {
     guard let registration, let observers = _observers,
       let position = observers.position(of: registration)
     else { return }
-    _killRegistration(at: position, in: observers)
+    // NB: inlined here, where cancelling reaches it: a call in between cost its own prologue and
+    // epilogue (traitkit-bench S6).
+    _killRegistrationInline(at: position, in: observers)
   }
 
   /// Registers a callback for every change of any trait of this node's collection.
@@ -165,7 +164,7 @@ extension TraitNode: TraitChangeObservable {
   /// table, which the registration reads next.
   ///
   /// - Precondition: `traits` is not empty.
-  @usableFromInline
+  @inline(__always)
   final func _indices(of traits: [Trait]) -> _TraitIndexSet {
     // NB: the table is a cache miss away in a large tree, and so is this node: started here, the
     // table's load overlaps the node's and the lookups below rather than following them
@@ -185,10 +184,34 @@ extension TraitNode: TraitChangeObservable {
     return indices
   }
 
+  /// Registers a handler closure for `traits`, taking over `handler`'s reference (see
+  /// the overload that takes a `_TraitIndexSet`).
+  // NB: one call from the client, which computes the indices here rather than in a call of its
+  // own, whose index set it would then pass back and release (traitkit-bench S6).
+  @usableFromInline
+  final func _register(_ handler: _InlineHandler, traits: [Trait]) -> TraitChangeRegistration {
+    // NB: traits already registered, each summarized exactly, the common case: their 64-bit
+    // summary is the whole index set, and the set needs no array of further words, whose
+    // release each registration would otherwise pay (traitkit-bench S6).
+    _observers?.prefetchHeader()
+    var summary: UInt64 = 0
+    for trait in traits {
+      let key = UInt(bitPattern: ObjectIdentifier(trait))
+      guard let entry = _TraitRegistry.registeredEntry(key: key),
+        entry & ~_TraitRegistry.boxedFlag <= _TraitFilter.lastSummarizedIndex
+      else { return _register(handler, traits: _indices(of: traits)) }
+      summary |= 1 << UInt64(entry & ~_TraitRegistry.boxedFlag)
+    }
+    guard summary != 0 else { return _register(handler, traits: _indices(of: traits)) }
+    return _insert(hasTraits: true) {
+      _Registration(handler: handler, summary: summary, snapshot: $0)
+    }
+  }
+
   /// Registers a handler closure, taking over `handler`'s reference: the closure is kept in the
   /// entry itself when the entry's 64-bit summary stands for `traits` exactly, in a box with its
   /// trait list otherwise.
-  @usableFromInline
+  @inline(__always)
   final func _register(
     _ handler: _InlineHandler,
     traits: _TraitIndexSet
@@ -197,7 +220,7 @@ extension TraitNode: TraitChangeObservable {
       defer { handler.release() }
       return _register(_ClosureBox(traits: traits, closure: handler.function), traits: traits)
     }
-    return _insert(traits: traits) {
+    return _insert(hasTraits: !traits.isEmpty) {
       _Registration(handler: handler, traits: traits, snapshot: $0)
     }
   }
@@ -207,7 +230,7 @@ extension TraitNode: TraitChangeObservable {
     traits: _TraitIndexSet,
     observesAllTraits: Bool = false
   ) -> TraitChangeRegistration {
-    _insert(traits: traits, observesAllTraits: observesAllTraits) {
+    _insert(hasTraits: !traits.isEmpty, observesAllTraits: observesAllTraits) {
       _Registration(
         box: box,
         traits: traits,
@@ -221,12 +244,12 @@ extension TraitNode: TraitChangeObservable {
   /// widens the summaries of observed traits.
   @inline(__always)
   private final func _insert(
-    traits: _TraitIndexSet,
+    hasTraits: Bool,
     observesAllTraits: Bool = false,
     _ make: (_ snapshot: Int32) -> _Registration
   ) -> TraitChangeRegistration {
     _requireAPI(
-      !traits.isEmpty || observesAllTraits,
+      hasTraits || observesAllTraits,
       "Must pass one or more traits to register for"
     )
     // NB: resolving first: it may release values, whose deinitializers may register here, and
@@ -235,7 +258,7 @@ extension TraitNode: TraitChangeObservable {
     _ = _resolvedStorage()
     let storage = _resolvedRef
     var observers = _observers ?? .make()
-    let registration = make(storage._withUnsafeGuaranteedRef { observers.snapshot(for: $0) })
+    let registration = make(storage._withUnsafeGuaranteedRef { observers.snapshotInline(for: $0) })
     let token = observers.append(registration)
     _observers = observers
     _graphRef?._withUnsafeGuaranteedRef { $0._liveRegistrations += 1 }
@@ -249,6 +272,11 @@ extension TraitNode: TraitChangeObservable {
   }
 
   final func _killRegistration(at position: Int, in observers: _NodeObservers) {
+    _killRegistrationInline(at: position, in: observers)
+  }
+
+  @inline(__always)
+  private final func _killRegistrationInline(at position: Int, in observers: _NodeObservers) {
     // NB: while a pass runs on this thread, whichever graph it is, the baseline may be in a
     // callback's hands: the innermost pass keeps it, and hands it to the pass it runs in.
     // Unretained: that pass is running, so its graph is alive until `kill` returns.

@@ -443,6 +443,24 @@ struct _NodeObservers {
 
   // MARK: - Snapshots
 
+  /// The snapshot slot that holds `storage`, made if needed, without adding a use, as
+  /// ``snapshot(for:)``, with the cases of a table with one slot inline.
+  // NB: for registering, which finds the node's collection in slot 0, or slot 0 free in a table
+  // whose registrations all went (traitkit-bench S6).
+  @inline(__always) func snapshotInline(for storage: _Storage) -> Int32 {
+    if snapshot(0, holds: storage) { return 0 }
+    if self.snapshotCount == 0, self.primary.storage == nil { return fillPrimary(with: storage) }
+    return snapshot(for: storage)
+  }
+
+  /// Makes the primary slot, free, hold `storage`; returns its number, 0.
+  @inline(__always) private func fillPrimary(with storage: _Storage) -> Int32 {
+    // NB: only a delivery keeps a memo that a fill invalidates.
+    if self.deliveryDepth > 0 { self.snapshotFills &+= 1 }
+    self.primary.storage = Unmanaged.passRetained(storage)
+    return 0
+  }
+
   /// The snapshot slot that holds `storage`, made if needed, without adding a use.
   func snapshot(for storage: _Storage) -> Int32 {
     if snapshot(0, holds: storage) { return 0 }
@@ -463,12 +481,9 @@ struct _NodeObservers {
         }
       }
     }
+    if self.primary.storage == nil { return fillPrimary(with: storage) }
     // NB: only a delivery keeps a memo that a fill invalidates.
     if self.deliveryDepth > 0 { self.snapshotFills &+= 1 }
-    if self.primary.storage == nil {
-      self.primary.storage = Unmanaged.passRetained(storage)
-      return 0
-    }
     if free >= 0 {
       self.freeSnapshots -= 1
     } else {

@@ -127,7 +127,14 @@ struct _Registration {
   ///
   /// The entry takes over the handler's reference. The table numbers it when it appends it.
   init(handler: _InlineHandler, traits: _TraitIndexSet, snapshot: Int32) {
-    self.summary = traits.filter.summary
+    self.init(handler: handler, summary: traits.filter.summary, snapshot: snapshot)
+  }
+
+  /// A registration that calls `handler`, whose traits `summary` stands for exactly.
+  ///
+  /// - Precondition: `summary` has bit 63 clear.
+  init(handler: _InlineHandler, summary: UInt64, snapshot: Int32) {
+    self.summary = summary
     self.state =
       Self.isLiveFlag | Self.filterIsExactFlag | Self.isInlineFlag | UInt32(bitPattern: snapshot)
     self.callee = handler
