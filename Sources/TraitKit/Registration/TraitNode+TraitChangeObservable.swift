@@ -271,10 +271,13 @@ extension TraitNode: TraitChangeObservable {
     return token
   }
 
+  /// Ends the live registration at `position` of `observers`, this node's table, and recycles
+  /// its baseline when the entry alone held it.
   final func _killRegistration(at position: Int, in observers: _NodeObservers) {
     _killRegistrationInline(at: position, in: observers)
   }
 
+  /// ``_killRegistration(at:in:)``, for the cancel of a token to inline (traitkit-bench S6).
   @inline(__always)
   private final func _killRegistrationInline(at position: Int, in observers: _NodeObservers) {
     // NB: while a pass runs on this thread, whichever graph it is, the baseline may be in a
