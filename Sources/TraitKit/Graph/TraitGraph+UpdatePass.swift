@@ -9,9 +9,8 @@ import Synchronization
 enum _WalkStep {
   /// Every child was considered: pop the frame, adding its subtree's summary to its parent's.
   case pop(_TraitFilter)
-  /// Visit the last child considered with these pending traits; the flag is the child's
-  /// `_hasPendingBelow` before the visit cleared it.
-  case visit(_TraitFilter, hadPendingBelow: Bool)
+  /// Visit the last child considered with these pending traits.
+  case visit(_TraitFilter)
 }
 
 struct _WalkFrame {
@@ -22,13 +21,6 @@ struct _WalkFrame {
   var next: Int
   /// The node's `_childrenVersion` when `next` was computed.
   var version: UInt32
-  /// The node's `_hasPendingBelow` when the walk visited it, before the visit cleared it.
-  ///
-  /// A child with a pending change or a pending descendant has its parent's flag set, as the
-  /// visit found it, or, when the change came since (from a handler), as the node has it now:
-  /// when neither is set, no child needs more than its summary checked.
-  // NB: here, in the padding after `version`: a frame stays 56 bytes.
-  var hadPendingBelow: Bool
   /// The node's own observed traits joined with its children's summaries seen so far: the node's
   /// new `_subtreeObserved` once every child has been considered.
   var observed: _TraitFilter
@@ -170,14 +162,7 @@ extension TraitGraph {
     _walkStack.removeAll()
     defer { _walkStack.removeAll() }
     func frame(_ node: Unmanaged<TraitNode>) -> _WalkFrame {
-      _WalkFrame(
-        node: node,
-        pending: .none,
-        next: 0,
-        version: 0,
-        hadPendingBelow: false,
-        observed: .none
-      )
+      _WalkFrame(node: node, pending: .none, next: 0, version: 0, observed: .none)
     }
     _walkStack.push(frame(Unmanaged.passUnretained(root)))
     while let top = _walkStack.topIndex {
@@ -386,7 +371,6 @@ extension TraitGraph {
       _coverWrittenSummaries(from: start)
     }
     let startPending = (inherited & ~start._shield) | start._pending
-    let startHadPendingBelow = start._hasPendingBelow
     start._pending = .none
     start._hasPendingBelow = false
     let visitMark = TraitNode._visitMark(of: round)
@@ -396,9 +380,7 @@ extension TraitGraph {
     _walkCurrent = startReference
     _visit(startReference, pending: &visitPending)
     _walkCurrent = nil
-    _walkStack.push(
-      _frame(startReference, pending: visitPending, hadPendingBelow: startHadPendingBelow)
-    )
+    _walkStack.push(_frame(startReference, pending: visitPending))
     while let top = _walkStack.topIndex {
       let step: _WalkStep = _walkStack[top].node._withUnsafeGuaranteedRef { node in
         if node._childrenVersion != _walkStack[top].version {
@@ -419,58 +401,46 @@ extension TraitGraph {
           _walkStack[top].next = next
           _walkStack[top].observed = observed
         }
-        if next < count {
-          // NB: no child has a change pending, or one below it, unless the node's flag says so,
-          // as the visit found it or as a handler set it since (no user code runs in this loop):
-          // otherwise a child whose summary misses the traits that reach it is skipped without
-          // reading its pending state, which lies on another line of the node (traitkit-bench S2:
-          // most children are skipped).
-          let childMayBePending = _walkStack[top].hadPendingBelow || node._hasPendingBelow
-          repeat {
-            let child = node._children[next]
-            next += 1
-            let visitPending: (_TraitFilter, Bool)? = child._withUnsafeGuaranteedRef { child in
-              let observedBelow = child._subtreeObserved
-              let reaching = pending & ~child._shield
-              guard
-                reaching.intersects(observedBelow)
-                  || childMayBePending && (!child._pending.isEmpty || child._hasPendingBelow)
-              else {
-                observed |= observedBelow
-                return nil
-              }
-              // A node visited or passed in this round is not visited again: a handler moved it
-              // here (under a restarted frame, or one the walk had not reached). What the move
-              // left pending waits for the next round, which must find the way to it (R5); so does
-              // what reaches it now, which may have changed since the visit: in a subtree pass, a
-              // change above the start that a handler then moved ahead of the walk, whose visit
-              // took it from there (a change it heard of already costs the next round a visit).
-              // NB: checked after the filters, on the path that visits: most children are
-              // skipped before it (traitkit-bench S2).
-              if child._roundMark == visitMark {
-                observed |= child._subtreeObserved
-                _keepPending(reaching, atGonePast: child)
-                return nil
-              }
-              // A node a handler detached (the walk was in its subtree), or moved to another
-              // graph, hears of nothing from this pass (R10); its parent's summary keeps what it
-              // observes, for the passes after it is attached again.
-              guard child._graphRef?.toOpaque() == graph else {
-                observed |= child._subtreeObserved
-                _wentPast(child, inAnotherGraph: visitMark, reaching: reaching)
-                return nil
-              }
-              let visitPending = reaching | child._pending
-              let hadPendingBelow = child._hasPendingBelow
-              child._pending = .none
-              child._hasPendingBelow = false
-              child._roundMark = visitMark
-              return (visitPending, hadPendingBelow)
+        while next < count {
+          let child = node._children[next]
+          next += 1
+          let visitPending: _TraitFilter? = child._withUnsafeGuaranteedRef { child in
+            let reaching = pending & ~child._shield
+            guard
+              reaching.intersects(child._subtreeObserved) || !child._pending.isEmpty
+                || child._hasPendingBelow
+            else {
+              observed |= child._subtreeObserved
+              return nil
             }
-            if let visitPending {
-              return .visit(visitPending.0, hadPendingBelow: visitPending.1)
+            // A node visited or passed in this round is not visited again: a handler moved it
+            // here (under a restarted frame, or one the walk had not reached). What the move
+            // left pending waits for the next round, which must find the way to it (R5); so does
+            // what reaches it now, which may have changed since the visit: in a subtree pass, a
+            // change above the start that a handler then moved ahead of the walk, whose visit
+            // took it from there (a change it heard of already costs the next round a visit).
+            // NB: checked after the filters, on the path that visits: most children are
+            // skipped before it (traitkit-bench S2).
+            if child._roundMark == visitMark {
+              observed |= child._subtreeObserved
+              _keepPending(reaching, atGonePast: child)
+              return nil
             }
-          } while next < count
+            // A node a handler detached (the walk was in its subtree), or moved to another
+            // graph, hears of nothing from this pass (R10); its parent's summary keeps what it
+            // observes, for the passes after it is attached again.
+            guard child._graphRef?.toOpaque() == graph else {
+              observed |= child._subtreeObserved
+              _wentPast(child, inAnotherGraph: visitMark, reaching: reaching)
+              return nil
+            }
+            let visitPending = reaching | child._pending
+            child._pending = .none
+            child._hasPendingBelow = false
+            child._roundMark = visitMark
+            return visitPending
+          }
+          if let visitPending { return .visit(visitPending) }
         }
         // A node a handler took out of this graph keeps what it observed beyond what the walk
         // saw: observers added in its subtree since, in the graph it is in, told that graph's
@@ -499,14 +469,14 @@ extension TraitGraph {
             _coverSummary(of: node)
           }
         }
-      case .visit(var pending, let hadPendingBelow):
+      case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
         }
         _walkCurrent = child
         _visit(child, pending: &pending)
         _walkCurrent = nil
-        _walkStack.push(_frame(child, pending: pending, hadPendingBelow: hadPendingBelow))
+        _walkStack.push(_frame(child, pending: pending))
       }
     }
   }
@@ -630,8 +600,7 @@ extension TraitGraph {
 
   @inline(__always) private func _frame(
     _ node: Unmanaged<TraitNode>,
-    pending: _TraitFilter,
-    hadPendingBelow: Bool
+    pending: _TraitFilter
   )
     -> _WalkFrame
   {
@@ -641,7 +610,6 @@ extension TraitGraph {
         pending: pending,
         next: 0,
         version: node._childrenVersion,
-        hadPendingBelow: hadPendingBelow,
         observed: node._observedHere
       )
     }

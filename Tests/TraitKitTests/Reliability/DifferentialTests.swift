@@ -1025,6 +1025,34 @@ struct DifferentialTests {
       )
     }
   }
+
+  @Test("the engine delivers the model's callbacks in the sequences that caught a walk skipping")
+  func walkSkippingRegressionSequences() {
+    // A soak of base seed 0xf91578c7e6a923a found these: a walk that skipped a child on its
+    // parent's pending-below flag alone, without reading the child's own pending state, missed
+    // the calls of nodes that handlers had detached and attached again during the pass
+    // (5ae4b2a, reverted in the same sitting).
+    for sequence in [2636, 26365, 34456, 43768, 44152, 45413, 52652, 57261] {
+      let seed = RMRandom.seed(base: 0xf915_78c7_e6a9_23a, index: sequence)
+      let (operations, divergence) = RMDifferential.generateAndRun(
+        seed: seed,
+        count: 200,
+        avoiding: RMEnvironment.avoidedBugs
+      )
+      guard let divergence else { continue }
+      Issue.record(
+        Comment(
+          rawValue: RMDifferential.report(
+            seed: seed,
+            sequence: sequence,
+            operations: operations,
+            divergence: divergence,
+            avoiding: RMEnvironment.avoidedBugs
+          )
+        )
+      )
+    }
+  }
 }
 
 @Suite("Reference model")
