@@ -75,7 +75,7 @@ final class ObservationNode {
       case 29: t29
       case 30: t30
       case 31: t31
-      default: fatalError("no trait \(trait)")
+      default: fatalError("An Observation peer node models traits 0 to 31: no trait \(trait)")
       }
     }
     set {
@@ -112,7 +112,7 @@ final class ObservationNode {
       case 29: t29 = newValue
       case 30: t30 = newValue
       case 31: t31 = newValue
-      default: fatalError("no trait \(trait)")
+      default: fatalError("An Observation peer node models traits 0 to 31: no trait \(trait)")
       }
     }
   }
