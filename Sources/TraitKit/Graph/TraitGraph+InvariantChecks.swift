@@ -29,6 +29,10 @@ extension TraitGraph {
             == TraitCollection._countWord(node._resolvedRef.takeUnretainedValue().count),
           "Invariant: a current node's collection cell holds its storage's count"
         )
+        precondition(
+          node._parent.map { $0._resolvedEpoch == _epoch } ?? true,
+          "Invariant: a current node's parent is current"
+        )
       }
       precondition(
         node._observedHere.contains(node._ownObserved),

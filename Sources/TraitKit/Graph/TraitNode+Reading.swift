@@ -220,6 +220,46 @@ extension TraitNode {
     }
   }
 
+  /// Applies the node's overrides, which a write just changed, to its parent's collection (or
+  /// its graph's base traits), and makes the node and its ancestors current at `epoch`, the
+  /// epoch the write began; runs no user code.
+  ///
+  /// The write changed nothing above the node, so the ancestors' collections, current before
+  /// it, are still right: a node is current only while its ancestors are (each refresh brings
+  /// the stale ones up to date first), and marking them current again keeps that so. A node that
+  /// applied its own write ahead of a stale parent could not trust the collection it had
+  /// inherited: the parent's refresh may make its collection anew, with equal values, and let go
+  /// of the old one.
+  ///
+  /// - Returns: The collections the node let go of, its own and the inherited one it kept, for
+  ///   the caller to release once the node took the change: a release can run a trait value's
+  ///   deinitializer.
+  /// - Precondition: the node and its ancestors were current at the epoch before `epoch`, the
+  ///   node has overrides' memory, and no in-place access of its overrides is under way.
+  final func _applyOwnWrite(
+    epoch: UInt64
+  ) -> (replaced: Unmanaged<_Storage>?, inherited: Unmanaged<_Storage>?) {
+    let inheritedCell =
+      _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedCell } } ?? _baseCell
+    let released = _install(&_overrides.unsafelyUnwrapped.pointee, over: inheritedCell)
+    _overridesChanged = false
+    _resolvedEpoch = epoch
+    var ancestor = _parentRef
+    while let node = ancestor {
+      ancestor = node._withUnsafeGuaranteedRef {
+        #if TRAITKIT_INTERNAL_CHECKS
+        precondition(
+          $0._resolvedEpoch == epoch &- 1,
+          "Invariant: the ancestors of a node current before a write were current too"
+        )
+        #endif
+        $0._resolvedEpoch = epoch
+        return $0._parentRef
+      }
+    }
+    return released
+  }
+
   /// Recomputes `_resolvedRef` from the parent's (current) collection, or from the base traits.
   @inline(__always) private final func _refresh(fromParentAt epoch: UInt64) {
     let inherited = _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedCell } } ?? _baseCell

@@ -408,9 +408,25 @@ extension TraitNode {
     // NB: even when no value changed: the collection may be the parent's, shared, which a
     // refresh would keep for a node whose inherited collection stays (a node detached).
     _overridesChanged = true
-    if refresh || !changed.isEmpty || _mayInheritKeptEntries { _treeDidChange() }
+    // NB: a node that was current before the write applies it at once, with nothing run in
+    // between: the write changed nothing above it, so its ancestors, current too, stay so. The
+    // next read then finds the node current, rather than revalidating its ancestors first, and
+    // the next write, in a row, finds its collection holding what the overrides held before it,
+    // rather than applying them to a stale collection as its access begins (see
+    // `_prepareOverridesAccess(_:)`): a write costs one application of the overrides, at once,
+    // rather than one later and another for each write in a row after it.
+    var released: (replaced: Unmanaged<_Storage>?, inherited: Unmanaged<_Storage>?)?
+    if refresh || !changed.isEmpty || _mayInheritKeptEntries {
+      let wasCurrent = _resolvedIsCurrent
+      _treeDidChange()
+      if wasCurrent { released = _applyOwnWrite(epoch: _currentEpoch) }
+    }
     let heldBack = added.isEmpty ? added : added & _changesPendingAbove(among: added)
     if !(changed | heldBack).isEmpty { _markPending(changed | heldBack) }
+    // NB: last: letting go of a collection can run a value's deinitializer, as `onNeedsUpdate`
+    // runs user code, once the node took the change.
+    if let replaced = released?.replaced { _recycleReplaced(replaced) }
+    if let inherited = released?.inherited { _recycleReplaced(inherited) }
   }
 
   /// Whether the node may inherit entries that decoding kept under unknown identifiers: its

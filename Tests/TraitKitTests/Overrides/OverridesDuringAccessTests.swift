@@ -36,6 +36,11 @@ private struct ODProbeTrait: TraitDefinition {
   static let defaultValue: ODProbe? = nil
 }
 
+/// A trait the root writes so that the node is stale when its own overrides change next.
+private struct ODElsewhereTrait: TraitDefinition {
+  static let defaultValue = 0
+}
+
 /// A node under the root whose overrides hold `ODProbeTrait` and `ODValueTrait` = 1, read once,
 /// then a second probe written and left unapplied: the next in-place access of its overrides
 /// lets go of the collection that holds the first probe before it begins.
@@ -45,6 +50,9 @@ private func odNodeReleasingAProbe(_ graph: TraitGraph) -> TraitNode {
   node.traitOverrides[ODProbeTrait.self] = ODProbe()
   node.traitOverrides[ODValueTrait.self] = 1
   _ = node.traitCollection
+  // NB: a change above first: a write to a node that is current applies itself at once, and
+  // would let go of the first probe then.
+  graph.root.traitOverrides[ODElsewhereTrait.self] = 1
   node.traitOverrides[ODProbeTrait.self] = ODProbe()
   return node
 }

@@ -339,6 +339,10 @@ private final class OZSequence {
   var committed: [[Int: OZValue]] = []
   /// Nodes whose overrides an access holds.
   var held: Set<Int> = []
+  /// What the overrides of a node that an access holds are once it ends, when known: the node's
+  /// overrides from then, before the statement that made the access returns (a write applies
+  /// itself at once to a node that was current, and deinitializers may run as it does).
+  var ending: [Int: [Int: OZValue]] = [:]
   /// Nodes whose overrides a setter or a single in-place write at the top is changing.
   var busy: Set<Int> = []
   var registrations: [OZRegistration] = []
@@ -403,11 +407,19 @@ private final class OZSequence {
 
   // MARK: Model
 
+  /// The overrides the model says `node` has: those committed, or those an access left, once
+  /// it ended.
+  func overrides(of node: Int) -> [Int: OZValue] {
+    // NB: the engine tells when the access ends, inside the statement that made it.
+    if let ending = ending[node], !nodes[node]._overridesAccessed { return ending }
+    return committed[node]
+  }
+
   /// The value the model says `node` reads for `trait`.
   func expected(_ node: Int, _ trait: Int) -> OZValue {
     var current = node
     while current >= 0 {
-      if let value = committed[current][trait] { return value }
+      if let value = overrides(of: current)[trait] { return value }
       if current == 0 { return baseTraits[trait] ?? traits[trait].defaultValue }
       current = parents[current]
     }
@@ -579,6 +591,7 @@ private final class OZSequence {
     let trait = random.below(traits.count)
     held.insert(node)
     if random.chance(3) {
+      ending[node] = committed[node].filter { $0.key != trait }
       traits[trait].remove(&target.traitOverrides)
       held.remove(node)
       committed[node][trait] = nil
@@ -586,10 +599,12 @@ private final class OZSequence {
       var source = TraitNode().traitOverrides
       var model = traits[trait].write(&source, &random, self)
       if let old = committed[node][trait], traits[trait].same(old, model) { model = old }
+      ending[node] = committed[node].merging([trait: model]) { $1 }
       traits[trait].copy(source, &target.traitOverrides)
       held.remove(node)
       committed[node][trait] = model
     }
+    ending[node] = nil
     busy.remove(node)
   }
 
@@ -671,15 +686,19 @@ private final class OZSequence {
           if let other = freeNode() {
             held.insert(other)
             let otherNode = nodes[other]
+            ending[other] = pending
             swap(&overrides, &otherNode.traitOverrides)
+            ending[other] = nil
             swap(&committed[other], &pending)
             held.remove(other)
           }
         }
       }
+      ending[node] = pending
       if throwsAtTheEnd { throw Thrown() }
     }
     do { try body(&target.traitOverrides) } catch {}
+    ending[node] = nil
     committed[node] = pending
     held.remove(node)
   }
