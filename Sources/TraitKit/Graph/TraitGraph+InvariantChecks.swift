@@ -116,6 +116,10 @@ extension _NodeObservers {
       "Invariant: an entry's 27 bits number every snapshot slot"
     )
     precondition(
+      self.freeSnapshots <= self.snapshotCount,
+      "Invariant: a table's free snapshot slots are among its slots (compactIfIdle)"
+    )
+    precondition(
       count == 0 || entries[count - 1].sequence < self.nextSequence,
       "Invariant: a registration's number is below the table's next one"
     )

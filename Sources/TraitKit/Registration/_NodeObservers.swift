@@ -356,7 +356,12 @@ struct _NodeObservers {
   @inline(__always)
   func compactIfIdle() {
     guard self.deliveryDepth == 0 else { return }
-    if self.freeSnapshots > Self.snapshotCompactionFloor,
+    // NB: `snapshotCount` first: it is on the header's first line, and bounds `freeSnapshots`,
+    // which is on the second, so that cancelling reads that line only when a table has more
+    // slots than the floor, not on every cancel (helper-64: traitkit-bench S6, 12.3 → 11.3 L1
+    // misses a register+cancel, no instruction more).
+    if self.snapshotCount > Self.snapshotCompactionFloor,
+      self.freeSnapshots > Self.snapshotCompactionFloor,
       self.freeSnapshots * 2 > self.snapshotCount
     {
       compactSnapshots()
