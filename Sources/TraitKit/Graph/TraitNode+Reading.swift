@@ -239,9 +239,7 @@ extension TraitNode {
   final func _applyOwnWrite(
     epoch: UInt64
   ) -> (replaced: Unmanaged<_Storage>?, inherited: Unmanaged<_Storage>?) {
-    let inheritedCell =
-      _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedCell } } ?? _baseCell
-    let released = _install(&_overrides.unsafelyUnwrapped.pointee, over: inheritedCell)
+    let released = _install(&_overrides.unsafelyUnwrapped.pointee, over: _parentOrBaseCell)
     _overridesChanged = false
     _resolvedEpoch = epoch
     var ancestor = _parentRef
@@ -262,8 +260,14 @@ extension TraitNode {
 
   /// Recomputes `_resolvedRef` from the parent's (current) collection, or from the base traits.
   @inline(__always) private final func _refresh(fromParentAt epoch: UInt64) {
-    let inherited = _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedCell } } ?? _baseCell
-    _refresh(inheriting: inherited, epoch: epoch)
+    _refresh(inheriting: _parentOrBaseCell, epoch: epoch)
+  }
+
+  /// The cell of the collection this node inherits: its parent's, which the caller knows to be
+  /// current, or its graph's base traits'.
+  @inline(__always)
+  private final var _parentOrBaseCell: (storage: Unmanaged<_Storage>, word: UInt) {
+    _parentRef.map { $0._withUnsafeGuaranteedRef { $0._resolvedCell } } ?? _baseCell
   }
 
   /// What a parentless node inherits, as a collection cell: its graph's base traits, or the
