@@ -194,6 +194,26 @@ extension TraitNode {
       else { return nil }
       return parent
     }
+    // NB: a refresh lets go of what it replaced last, which can run a value's deinitializer, and
+    // that can read and change the tree: refresh nodes of the chain at this epoch (a read there
+    // brings some up to date, and a write of a value they already have leaves them current with
+    // their overrides to apply again: refreshed again, they would make anew the collection the
+    // nodes below them that it read share without a reference), or change a value or the tree,
+    // after which the chain is not to be trusted (a write to a current node above lets go at once
+    // of the collection that a node refreshed before shares without a reference, and a node of
+    // the chain may be gone). The chain then stops, and the caller revalidates from the new epoch.
+    let graph = _graphRef
+    /// Refreshes `node`, unless it is current; false, without looking at it, when a value or the
+    /// tree changed since the chain was collected.
+    func refresh(_ node: Unmanaged<TraitNode>) -> Bool {
+      guard _graphRef?.toOpaque() == graph?.toOpaque(), _currentEpoch == epoch else {
+        return false
+      }
+      node._withUnsafeGuaranteedRef {
+        if $0._resolvedEpoch != epoch { $0._refresh(fromParentAt: epoch) }
+      }
+      return true
+    }
     withUnsafeTemporaryAllocation(of: Unmanaged<TraitNode>.self, capacity: 16) { buffer in
       var count = 0
       var next: Unmanaged<TraitNode>? = Unmanaged.passUnretained(self)
@@ -209,13 +229,16 @@ extension TraitNode {
           chain.append(node)
           next = staleParent(of: node)
         }
-        for node in chain.reversed() {
-          node._withUnsafeGuaranteedRef { $0._refresh(fromParentAt: epoch) }
+        var stopped = false
+        for node in chain.reversed() where !refresh(node) {
+          stopped = true
+          break
         }
         _graph?._returnScratch(&chain)
+        if stopped { return }
       }
-      for position in stride(from: count - 1, through: 0, by: -1) {
-        buffer[position]._withUnsafeGuaranteedRef { $0._refresh(fromParentAt: epoch) }
+      for position in stride(from: count - 1, through: 0, by: -1) where !refresh(buffer[position]) {
+        return
       }
     }
   }
