@@ -194,14 +194,15 @@ extension TraitNode {
       else { return nil }
       return parent
     }
-    // NB: a refresh lets go of what it replaced last, which can run a value's deinitializer, and
-    // that can read and change the tree: refresh nodes of the chain at this epoch (a read there
-    // brings some up to date, and a write of a value they already have leaves them current with
-    // their overrides to apply again: refreshed again, they would make anew the collection the
-    // nodes below them that it read share without a reference), or change a value or the tree,
-    // after which the chain is not to be trusted (a write to a current node above lets go at once
-    // of the collection that a node refreshed before shares without a reference, and a node of
-    // the chain may be gone). The chain then stops, and the caller revalidates from the new epoch.
+    // NB: each refresh lets go of what it replaced last, which can run a value's deinitializer,
+    // and that can read and change the tree (helper-66's review, `ChainRefreshDeinitializerTests`):
+    // - A read there may bring nodes of the chain up to date. Such a node is skipped: refreshed
+    //   again after an override of a value it already has, it would make its collection anew
+    //   and let go of the one that the nodes the read refreshed below it share unretained.
+    // - A change of a value or of the tree ends the chain: a write to a current node above
+    //   applies itself at once and lets go of the collection a node refreshed before shares
+    //   unretained, and a node of the chain may be gone. The caller, `_resolvedReference()`,
+    //   revalidates from the new epoch.
     let graph = _graphRef
     /// Refreshes `node`, unless it is current; false, without looking at it, when a value or the
     /// tree changed since the chain was collected.
