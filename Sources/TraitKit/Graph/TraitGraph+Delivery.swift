@@ -97,7 +97,7 @@ extension TraitGraph {
     // the snapshot and compare once for all of them.
     var current: Int32 = -1
     var memoSnapshot: Int32 = -1
-    var memoFills = node._observers.unsafelyUnwrapped.snapshotFills
+    var memoFills = node._observers.unsafelyUnwrapped.edits
     // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
     // leaves it in the recycling list of the outermost pass until that ends (traitkit-bench S2).
     var previous = storage
@@ -151,9 +151,9 @@ extension TraitGraph {
       if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
       // NB: the memo holds while no slot took a collection since: a slot freed and filled again
       // during the delivery holds another one.
-      if entry.snapshot != memoSnapshot || observers.snapshotFills != memoFills {
+      if entry.snapshot != memoSnapshot || observers.edits != memoFills {
         memoSnapshot = entry.snapshot
-        memoFills = observers.snapshotFills
+        memoFills = observers.edits
         let baseline = observers.baselineReference(entry.snapshot)
         if baseline.toOpaque() != previous.toOpaque() {
           previous = baseline
@@ -273,83 +273,71 @@ extension TraitGraph {
   ) -> (next: Int, holder: Int32) {
     let first = node._observers.unsafelyUnwrapped
     let (entryCount, liveCount) = (first.entryCount, first.liveEntryCount)
-    first.beginRun(of: slot, from: position, to: end, seeing: storage)
     #if TRAITKIT_INTERNAL_CHECKS
     precondition(_runNode == nil, "Invariant: a graph runs one run at a time")
     let epoch = _epoch
-    #endif
-    _runNode = Unmanaged.passUnretained(node)
-    var uncalled: Int32 = 0
-    // NB: the baseline retained once for the run, and the loop in this function's body rather
-    // than in a closure, where its counts would live in memory (traitkit-bench S1).
-    let previous = TraitCollection(_storage: baseline.takeUnretainedValue())
-    #if TRAITKIT_INTERNAL_CHECKS
     precondition(
       first.entries[position].isLiveExactRegistration(using: slot)
         && first.entries[position].summary == summary,
       "Invariant: a run starts at one of its users"
     )
     #endif
-    // NB: one position, of the next entry to look at, advanced past a user or a tombstone once
-    // the entry is known to be one, so that the entry that ends the run needs no step back; and
-    // a count only of the users not called, off the common path. Otherwise the compiler kept
-    // more registers across the call, spilled the node, and moved values between registers
-    // around it (traitkit-bench S1: 3 of the 43 instructions a callback took, and 2 of 28 when
-    // the position also stepped back). The position is the entry's byte offset in the table,
-    // as the table's `runCalled` and `runLimit` hold it: the loop then keeps one register for
-    // it, where an index also needs the offset it addresses the entry by; and the table records
-    // the user's own offset, which the loop holds as it calls, rather than the one after it
-    // (S1: 24.4 → 22.4 instructions per callback at K=4096).
+    _runNode = Unmanaged.passUnretained(node)
+    // NB: the baseline retained once for the run, and the loop in this function's body rather
+    // than in a closure, where its counts would live in memory (traitkit-bench S1).
+    let previous = TraitCollection(_storage: baseline.takeUnretainedValue())
     let stride = MemoryLayout<_Registration>.stride
-    var offset = _NodeObservers.entryOffset(position)
-    // NB: the position of the user called last kept in this frame, where a delivery nested in a
-    // callback finds it (see `_TableHeader.runCalled`), until the loop ends.
-    var calledOffset = offset
-    withUnsafeMutablePointer(to: &calledOffset) { calledAt in
-      first.runCalled = calledAt
-      offset &+= stride
+    let endOffset = _NodeObservers.entryOffset(end)
+    var frame = _RunFrame(
+      calledOffset: _NodeObservers.entryOffset(position),
+      limit: endOffset,
+      uncalled: 0,
+      start: Int32(truncatingIfNeeded: position),
+      storage: Unmanaged.passUnretained(storage)
+    )
+    // NB: one position, of the next entry to look at, advanced past a user or a tombstone once
+    // the entry is known to be one, so that the entry that ends the run needs no step back.
+    // The position is the entry's byte offset in the table, as the frame holds it: the loop
+    // then keeps one register for it, where an index also needs the offset it addresses the
+    // entry by (S1: 24.4 → 22.4 instructions per callback at K=4096).
+    var offset = frame.calledOffset &+ stride
+    withUnsafeMutablePointer(to: &frame) { frame in
+      first.beginRun(of: slot, frame: frame)
       if !first.entries[position].call(node, previous) {
-        _runUserDied(of: node, at: position, uncalled: &uncalled)
+        _runUserDied(of: node, at: position, uncalled: &frame.pointee.uncalled)
       }
-      while true {
-        // NB: the table read from the node at each step: a handler may have moved it. Its entries
-        // keep their positions while a delivery walks them, and no more than `end` of them are
-        // looked at, all there when the delivery began (compaction waits).
+      // NB: the limit read before each step, and the entry only then: 0 once a handler changed
+      // a value or the tree, a nested delivery ended the run, or a registration moved the table.
+      while frame.pointee.limit != 0, offset < endOffset {
+        // The table where it is now, which stays there until the limit is 0.
         let table = node._observers.unsafelyUnwrapped
-        // NB: the run's limit is `end`'s offset, or 0 once a handler changed a value or the tree
-        // (see `TraitGraph._valuesDidChange()`) or a nested delivery ended the run: one comparison
-        // after each call, rather than one with `end` and another of `runSlot` (traitkit-bench
-        // S1).
-        guard offset < table.runLimit else { break }
-        #if TRAITKIT_INTERNAL_CHECKS
-        let user = _NodeObservers.entryPosition(atOffset: offset)
-        precondition(
-          user < end && user < table.count && table.runSlot == slot,
-          "Invariant: a run's users stay in its node's table, before its end, while it runs"
+        let next = _NodeObservers.entryPosition(atOffset: offset)
+        frame.pointee.limit = Swift.min(
+          table.extent(of: slot, summary: summary, from: next),
+          endOffset
         )
-        precondition(_epoch == epoch, "Invariant: a change of values or of the tree stops a run")
-        #endif
-        let entry = table.entry(atOffset: offset)
-        // NB: a user that continues the traits of the entry before it observes the run's traits,
-        // since every entry looked at so far does: one check of the entry's state, rather than a
-        // comparison of its summary too; and a handler kept inline, the common user, is called
-        // without asking whether the entry holds a box (traitkit-bench S1).
-        if entry.isLiveHandlerContinuingTraits(using: slot) {
+        // NB: the extent's handlers called without a look at their entries, nor at the node's
+        // table again: its users, and tombstones of them, whose handler counts them as not
+        // called (traitkit-bench S1).
+        while offset < frame.pointee.limit {
           #if TRAITKIT_INTERNAL_CHECKS
-          precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
+          _checkRunStep(node, table, offset: offset, slot: slot, summary: summary, epoch: epoch)
           #endif
-          calledAt.pointee = offset
+          let entry = table.entry(atOffset: offset)
+          frame.pointee.calledOffset = offset
           offset &+= stride
           entry.handler(node, previous)
-        } else if entry.isLiveRegistrationContinuingTraits(using: slot) {
-          #if TRAITKIT_INTERNAL_CHECKS
-          precondition(entry.summary == summary, "Invariant: a run's users observe its traits")
-          #endif
-          calledAt.pointee = offset
+        }
+        guard frame.pointee.limit != 0, offset < endOffset else { break }
+        // An entry the extent does not cover: another form of registration among the users,
+        // a tombstone of one, or the end of the run.
+        let entry = table.entry(atOffset: offset)
+        if entry.isLiveRegistrationContinuingTraits(using: slot) {
+          frame.pointee.calledOffset = offset
           offset &+= stride
           if !entry.call(node, previous) {
             let user = _NodeObservers.entryPosition(atOffset: offset) &- 1
-            _runUserDied(of: node, at: user, uncalled: &uncalled)
+            _runUserDied(of: node, at: user, uncalled: &frame.pointee.uncalled)
           }
         } else if entry.isLive || entry.summary != summary {
           // Another baseline or other traits, or a tombstone of other traits, after which the
@@ -357,19 +345,19 @@ extension TraitGraph {
           break
         } else {
           offset &+= stride
-          uncalled &+= 1
+          frame.pointee.uncalled &+= 1
         }
       }
-      node._observers.unsafelyUnwrapped.runCalled = nil
+      node._observers.unsafelyUnwrapped.runFrame = nil
     }
     let user = _NodeObservers.entryPosition(atOffset: offset)
     _runNode = nil
-    let called = Int32(truncatingIfNeeded: user &- position) &- uncalled
+    let called = Int32(truncatingIfNeeded: user &- position) &- frame.uncalled
     callbacks += Int(called)
     let (replaced, holder) = node._observers.unsafelyUnwrapped.finishRun(
       of: slot,
       called: called,
-      lastCalled: calledOffset,
+      frame: frame,
       entryCount: entryCount,
       liveCount: liveCount,
       recyclingInto: self
@@ -377,6 +365,35 @@ extension TraitGraph {
     if let replaced { _recycleAfterPass(replaced) }
     return (user, holder)
   }
+
+  #if TRAITKIT_INTERNAL_CHECKS
+  /// Checks that the entry at byte offset `offset` of `table`, which a run's loop is about to
+  /// call without looking at it, is one of its users or a tombstone of one whose handler counts
+  /// it as not called; that the table is still the node's; and that no value changed.
+  @inline(never)
+  private func _checkRunStep(
+    _ node: TraitNode,
+    _ table: _NodeObservers,
+    offset: Int,
+    slot: Int32,
+    summary: UInt64,
+    epoch: UInt64
+  ) {
+    let current = node._observers.unsafelyUnwrapped
+    let entry = table.entry(atOffset: offset)
+    precondition(current.base == table.base, "Invariant: a run's table stays where it is")
+    precondition(
+      entry.isLiveHandlerContinuingTraits(using: slot) && entry.summary == summary
+        || entry.isHandlerTombstone(of: summary) && entry.isSilenced,
+      "Invariant: a run's extent covers its users, and silenced tombstones of them"
+    )
+    precondition(
+      _NodeObservers.entryPosition(atOffset: offset) < current.count && current.runSlot == slot,
+      "Invariant: a run's users stay in its node's table while it runs"
+    )
+    precondition(_epoch == epoch, "Invariant: a change of values or of the tree stops a run")
+  }
+  #endif
 
   /// Counts the registration at `position` of `node`, a run's user whose callee found its
   /// observed object gone, as not called, and cancels it unless its handler did.

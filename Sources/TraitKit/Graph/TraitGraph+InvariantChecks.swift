@@ -149,6 +149,22 @@ extension _NodeObservers {
       Int(self.freeSnapshots) == uses.dropFirst().count(where: { $0 == 0 }),
       "Invariant: a registration table counts its free snapshot slots beyond slot 0"
     )
+    if self.extentSlot >= 0, self.extentEdits == self.edits,
+      self.extentStart < self.extentEnd
+    {
+      let extent = Int(self.extentStart)..<Int(self.extentEnd)
+      precondition(
+        extent.upperBound <= count
+          && extent.allSatisfy { position in
+            entries[position].isLiveHandlerContinuingTraits(using: self.extentSlot)
+              || !entries[position].isLive && entries[position].isSilenced
+          },
+        "Invariant: the extent a table keeps covers live handlers of its slot that continue "
+          + "traits, and silenced tombstones"
+      )
+      let summaries = Set(extent.map { entries[$0].summary })
+      precondition(summaries.count == 1, "Invariant: an extent's entries share their traits")
+    }
     #endif
   }
 }

@@ -55,6 +55,17 @@ struct _InlineHandler {
     self.bits = bits
   }
 
+  /// The function of a closure that counts a run's call of a tombstone as not called (see
+  /// `_Registration.silenceHandler()`); the context a tombstone keeps goes unread.
+  // NB: a closure without captures, whose context is none: called with another closure's
+  // context, its function reads none.
+  static let tombstoneFunction: UInt = {
+    let stored = Stored { node, _ in
+      node._observers.unsafelyUnwrapped.runFrame.unsafelyUnwrapped.pointee.uncalled &+= 1
+    }
+    return unsafeBitCast(stored, to: (UInt, UInt).self).0
+  }()
+
   /// The closure, for a box that needs it.
   var function: Function {
     unsafeBitCast(bits, to: Stored.self).function

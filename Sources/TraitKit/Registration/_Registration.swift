@@ -16,7 +16,7 @@ struct _Registration {
   let summary: UInt64
   /// The callee, owned (+1) by the table: a handler closure's two words, or, for the other
   /// forms, a zero where a closure's function is (never zero) and then the box.
-  private let callee: _InlineHandler
+  private var callee: _InlineHandler
 
   private static let isLiveFlag: UInt32 = 1 << 31
   private static let calleeReleasedFlag: UInt32 = 1 << 30
@@ -110,6 +110,32 @@ struct _Registration {
   @inline(__always) private mutating func setFlag(_ flag: UInt32, _ isSet: Bool) {
     state = isSet ? state | flag : state & ~flag
   }
+
+  /// Whether the entry is a tombstone of a handler kept inline whose summary is `summary`: one
+  /// that a run's extent may cover (see `_NodeObservers.extent(of:summary:from:)`).
+  @inline(__always) func isHandlerTombstone(of summary: UInt64) -> Bool {
+    state & (Self.isLiveFlag | Self.isInlineFlag) == Self.isInlineFlag && self.summary == summary
+  }
+
+  /// Makes the handler of a tombstone kept inline the one that counts a run's call of it as
+  /// not called (`_RunFrame.uncalled`).
+  ///
+  /// A run's loop calls the handlers of its extent without looking at the entries' state; a
+  /// registration that dies within an extent answers the call with this. The context stays
+  /// until the table releases it, as it would the handler's; a context released already goes,
+  /// so that the call, which may retain its context, finds none.
+  ///
+  /// - Precondition: the entry is a tombstone whose callee is a handler kept inline.
+  @inline(__always) mutating func silenceHandler() {
+    #if TRAITKIT_INTERNAL_CHECKS
+    precondition(!isLive && keepsHandlerInline, "Invariant: only a handler's tombstone is silenced")
+    #endif
+    callee.bits.0 = _InlineHandler.tombstoneFunction
+    if calleeReleased { callee.bits.1 = 0 }
+  }
+
+  /// Whether the handler is the one a tombstone answers a run with (see ``silenceHandler()``).
+  var isSilenced: Bool { keepsHandlerInline && callee.bits.0 == _InlineHandler.tombstoneFunction }
 
   /// The callee of a registration without a box.
   ///

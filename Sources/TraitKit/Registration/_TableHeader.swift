@@ -18,8 +18,11 @@ struct _TableHeader {
   /// The number of snapshot slots in `snapshots`, free ones included.
   var snapshotCount: Int32 = 0
   /// Advances whenever a snapshot slot takes a collection while a delivery walks the table, so
-  /// that the delivery knows its memo of a slot's collection still holds.
-  var snapshotFills: UInt32 = 0
+  /// that the delivery knows its memo of a slot's collection still holds; and whenever an entry
+  /// may no longer be what the run's extent (`extentStart`) found it to be: a registration moves
+  /// to another baseline outside a run, or dies outside a delivery, or a compaction moves entries
+  /// or renumbers slots.
+  var edits: UInt32 = 0
   /// The number the next registration takes.
   var nextSequence: UInt32 = 0
   /// The 64-bit summary (`_TraitFilter.summary`) of a superset of the traits the live entries
@@ -44,29 +47,31 @@ struct _TableHeader {
   /// The snapshot slot of the active run, with `_NodeObservers.runInterruptedFlag` once a
   /// handler changed a value or the tree, or -1 (see `_NodeObservers.beginRun`).
   var runSlot: Int32 = -1
-  /// The position of the run's first user.
-  var runStart: Int32 = 0
-  /// Where the active run's loop keeps the position of the last user it called, or is calling,
-  /// as a byte offset into the table (see `_NodeObservers.entryOffset(_:)`); nil outside the
-  /// loop.
+  /// The snapshot slot of the registrations `extentStart..<extentEnd`, or -1 for none.
+  var extentSlot: Int32 = -1
+  /// The state of the active run's loop, in the frame of the delivery that runs it; nil outside
+  /// the loop.
   ///
-  /// The place is a variable in the frame of the delivery that runs the loop, which outlives
-  /// every read: only a delivery nested in one of the loop's callbacks reads it.
-  // NB: a whole word, and an offset, so that the run loop stores its position as it is: the
-  // loop keeps one offset that addresses the entry, where a position also needs its offset in a
-  // register of its own (traitkit-bench S1). And on the stack, not in the header: the loop
-  // stores its position before each call, and a store to the header's second line, which the
-  // loop reads after the call, took about 2 cycles a callback or none, from one process to the
-  // next with the same binary (S1 at K=4096: 2.51 ns a callback in 29 of 47 runs, 1.86 in the
-  // others; on the stack, 2.51 in 11 of 36 runs of three builds, which also differ in where
-  // the loop lies).
-  var runCalled: UnsafeMutablePointer<Int>?
-  /// The collection the run's users see, unretained: the running delivery keeps it.
-  var runStorage: Unmanaged<_Storage>?
-  /// The byte offset (see `_NodeObservers.entryOffset(_:)`) before which the active run may
-  /// call users: that of the end of the entries its delivery walks, or 0 once a handler changed
-  /// a value or the tree, or a nested delivery ended the run.
-  var runLimit = 0
+  /// The frame outlives every use: only the run's own callees, and deliveries nested in them,
+  /// reach it through the header.
+  // NB: on the stack, not in the header: the loop stores its position before each call, and a
+  // store to the header's second line, which the loop read after the call, took about 2 cycles
+  // a callback or none, from one process to the next with the same binary (S1 at K=4096: 2.51
+  // ns a callback in 29 of 47 runs, 1.86 in the others; on the stack, 2.51 in 11 of 36 runs of
+  // three builds, which also differ in where the loop lies).
+  var runFrame: UnsafeMutablePointer<_RunFrame>?
+  /// The first position of the last extent a run found.
+  ///
+  /// An extent is a stretch of registrations, each live, with a handler kept inline, whose
+  /// baseline is snapshot `extentSlot` and whose traits continue the entry before
+  /// (`_Registration.continuesTraits`), or tombstones of such, whose handler counts them as not
+  /// called (see `_NodeObservers.extent(of:summary:from:)`). It holds while `edits` is
+  /// `extentEdits`.
+  var extentStart: Int32 = 0
+  /// The position after the last extent a run found.
+  var extentEnd: Int32 = 0
+  /// The value of `edits` when the extent was found.
+  var extentEdits: UInt32 = 0
 
   init(capacity: Int32, allocationOffset: Int32, serial: UInt64) {
     self.capacity = capacity
@@ -79,4 +84,27 @@ struct _TableHeader {
 struct _Snapshot {
   var storage: Unmanaged<_Storage>?
   var uses: Int32
+}
+
+/// The state of a run's loop (see `_NodeObservers.beginRun`), kept in the frame of the delivery
+/// that runs it, where the loop reads and writes it around each call, and where the run's own
+/// callees, and deliveries nested in them, reach it through the table's `runFrame`.
+struct _RunFrame {
+  /// The byte offset (see `_NodeObservers.entryOffset(_:)`) of the user called last, or being
+  /// called.
+  // NB: an offset, so that the loop stores its position as it is: it keeps one offset that
+  // addresses the entry, where a position also needs its offset in a register of its own
+  // (traitkit-bench S1).
+  var calledOffset: Int
+  /// The byte offset before which the loop calls users without looking at their state: the end
+  /// of the extent it is in, or of the delivery's entries if sooner; 0 once the run must stop —
+  /// a handler changed a value or the tree, a nested delivery ended the run, or a registration
+  /// moved the table.
+  var limit: Int
+  /// The tombstones among the users the run stepped over, which count as not called.
+  var uncalled: Int32
+  /// The position of the run's first user.
+  let start: Int32
+  /// The collection the run's users see, unretained: the running delivery keeps it.
+  let storage: Unmanaged<_Storage>
 }
