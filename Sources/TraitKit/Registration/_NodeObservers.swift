@@ -341,7 +341,7 @@ struct _NodeObservers {
       entries[position].calleeReleased = true
       // NB: a run's extent that covers the entry no longer holds; one found later covers it as
       // a tombstone, and silences its handler then.
-      self.edits &+= 1
+      noteEdit()
     } else {
       self.deferredReleases += 1
       // NB: the extent of a run, active or not, may cover the entry: its handler now answers the
@@ -388,7 +388,7 @@ struct _NodeObservers {
       // Every entry is a tombstone whose callee is released: nothing to walk.
       self.entryCount = 0
       self.summary = 0
-      self.edits &+= 1
+      noteEdit()
       return
     }
     guard
@@ -433,7 +433,7 @@ struct _NodeObservers {
       if self.recentSnapshot > 0 { self.recentSnapshot = renumbered[Int(self.recentSnapshot)] }
       self.snapshotCount = Int32(kept)
       self.freeSnapshots = 0
-      self.edits &+= 1
+      noteEdit()
     }
   }
 
@@ -457,7 +457,7 @@ struct _NodeObservers {
     self.entryCount = Int32(kept)
     self.deferredReleases = 0
     self.summary = summary
-    self.edits &+= 1
+    noteEdit()
     // NB: releases last, with the table consistent (see `kill(at:recyclingInto:)`).
     for entry in unreleased { entry.releaseCallee() }
   }
@@ -465,7 +465,7 @@ struct _NodeObservers {
   /// Moves the entry at `position` to snapshot `slot`.
   @inline(__always) func move(_ position: Int, to slot: Int32) {
     entries[position].snapshot = slot
-    self.edits &+= 1
+    noteEdit()
   }
 
   // MARK: - Snapshots
@@ -492,7 +492,17 @@ struct _NodeObservers {
   // NB: only a delivery keeps a memo that a fill invalidates.
   @inline(__always) private func noteFill() {
     if self.extentEdits == self.edits { self.extentEdits &+= 1 }
+    noteEdit()
+  }
+
+  /// Advances `edits`: an entry may no longer be what the kept extent found it to be, or a slot
+  /// took a collection during a delivery.
+  ///
+  /// The edit that wraps the count to 0 also drops the kept extent: after 2³² edits the count
+  /// would match the extent's again, and every way back to it passes 0 (helper-68).
+  @inline(__always) private func noteEdit() {
     self.edits &+= 1
+    if self.edits == 0 { self.extentSlot = -1 }
   }
 
   /// The snapshot slot that holds `storage`, made if needed, without adding a use.
@@ -549,7 +559,7 @@ struct _NodeObservers {
   func rebaseSoleBaseline(to storage: Unmanaged<_Storage>) -> Unmanaged<_Storage> {
     // NB: a fill that also drops a run's extent, which a table of one live registration has no
     // use for.
-    if self.deliveryDepth > 0 { self.edits &+= 1 }
+    if self.deliveryDepth > 0 { noteEdit() }
     let old = self.primary.storage.unsafelyUnwrapped
     header.pointee.primary.storage = storage.retain()
     return old

@@ -17,11 +17,14 @@ struct _TableHeader {
   var allTraitsCount: Int32 = 0
   /// The number of snapshot slots in `snapshots`, free ones included.
   var snapshotCount: Int32 = 0
-  /// Advances whenever a snapshot slot takes a collection while a delivery walks the table, so
-  /// that the delivery knows its memo of a slot's collection still holds; and whenever an entry
-  /// may no longer be what the run's extent (`extentStart`) found it to be: a registration moves
-  /// to another baseline outside a run, or dies outside a delivery, or a compaction moves entries
-  /// or renumbers slots.
+  /// A count of the table's edits.
+  ///
+  /// It advances whenever a snapshot slot takes a collection while a delivery walks the table,
+  /// so that the delivery knows its memo of a slot's collection still holds; and whenever an
+  /// entry may no longer be what the run's extent (`extentStart`) found it to be: a registration
+  /// moves to another baseline outside a run, or dies outside a delivery, or a compaction moves
+  /// entries or renumbers slots. The edit that wraps it to 0 drops the kept extent (see
+  /// `_NodeObservers.noteEdit()`).
   var edits: UInt32 = 0
   /// The number the next registration takes.
   var nextSequence: UInt32 = 0
