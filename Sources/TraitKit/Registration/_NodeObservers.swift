@@ -489,8 +489,9 @@ struct _NodeObservers {
 
   /// Records that a slot takes a collection while a delivery walks the table, which invalidates
   /// the delivery's memo of a slot's collection, but not a run's extent.
-  // NB: only a delivery keeps a memo that a fill invalidates.
-  @inline(__always) private func noteFill() {
+  // NB: only a delivery keeps a memo that a fill invalidates. Out of line: registering, which
+  // fills slots outside deliveries, inlines the fill's code (traitkit-bench S6).
+  @inline(never) private func noteFill() {
     if self.extentEdits == self.edits { self.extentEdits &+= 1 }
     noteEdit()
   }
