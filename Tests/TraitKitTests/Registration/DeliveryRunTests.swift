@@ -436,7 +436,7 @@ struct DeliveryRunTests {
   }
 
   /// A target that logs its name and the size classes it is called with.
-  private final class SizeClassLoggingTarget {
+  final class SizeClassLoggingTarget {
     let name: String
     let log: GTLog
 

@@ -12,10 +12,11 @@ import Testing
 @Suite("The extent a run keeps, and the count of edits that guards it")
 struct RunExtentEditsTests {
   /// A node under a graph's root with twelve registrations of the size class, each logging its
-  /// index and capturing a payload of its own, which goes when the registration is cancelled.
-  private static func node(
+  /// index and capturing a payload of its own, which goes when the registration is cancelled;
+  /// after a pass that called them in a run, and the node's table, which kept the run's extent.
+  private static func keptExtent(
     log: GTLog
-  ) -> (graph: TraitGraph, node: GTNode, tokens: [TraitChangeRegistration]) {
+  ) -> (graph: TraitGraph, node: GTNode, tokens: [TraitChangeRegistration], table: _NodeObservers) {
     let graph = TraitGraph()
     let node = GTNode("node")
     graph.root.addTraitChild(node)
@@ -26,15 +27,13 @@ struct RunExtentEditsTests {
         withExtendedLifetime(payload) { log.append("r\(index)") }
       }
     }
-    return (graph, node, tokens)
+    gtChangeSizeClass(graph, to: .compact)
+    return (graph, node, tokens, node._observers.unsafelyUnwrapped)
   }
 
   @Test("a pass's run keeps its extent, and a cancel outside a pass makes it stale")
   func aRunKeepsItsExtent() {
-    let log = GTLog()
-    let (graph, node, tokens) = Self.node(log: log)
-    gtChangeSizeClass(graph, to: .compact)
-    let table = node._observers.unsafelyUnwrapped
+    let (_, node, tokens, table) = Self.keptExtent(log: GTLog())
     #expect(table.extentSlot >= 0)
     #expect(table.extentEdits == table.edits)
     #expect(table.extentStart == 1 && table.extentEnd == 12)
@@ -46,10 +45,7 @@ struct RunExtentEditsTests {
 
   @Test("the edit that wraps the count to 0 drops the kept extent")
   func wrappingEditDropsTheExtent() {
-    let log = GTLog()
-    let (graph, node, tokens) = Self.node(log: log)
-    gtChangeSizeClass(graph, to: .compact)
-    let table = node._observers.unsafelyUnwrapped
+    let (_, node, tokens, table) = Self.keptExtent(log: GTLog())
     node.unregisterForTraitChanges(tokens[5])
     // As the edits up to the last before the count wraps would, none of them passing 0.
     table.edits = .max
@@ -63,9 +59,7 @@ struct RunExtentEditsTests {
   @Test("after 2³² edits, a pass calls each live registration once and no cancelled one")
   func passAfterTheCountComesBack() {
     let log = GTLog()
-    let (graph, node, tokens) = Self.node(log: log)
-    gtChangeSizeClass(graph, to: .compact)
-    let table = node._observers.unsafelyUnwrapped
+    let (graph, node, tokens, table) = Self.keptExtent(log: log)
     let stamp = table.extentEdits
     node.unregisterForTraitChanges(tokens[5])
     table.edits = .max

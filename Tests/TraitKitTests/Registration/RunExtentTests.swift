@@ -494,10 +494,10 @@ struct RunExtentTests {
     let isTarget = [
       true, false, true, true, false, false, true, false, true, true, true, false, false, true,
     ]
-    var targets: [Int: RunTarget] = [:]
+    var targets: [Int: RunFixture.Target] = [:]
     let names = isTarget.enumerated().map { index, usesTarget -> String in
       guard usesTarget else { return fixture.register("r\(index)").name }
-      let target = RunTarget("t\(index)", log: fixture.log)
+      let target = RunFixture.Target("t\(index)", log: fixture.log)
       targets[index] = target
       fixture.register(target)
       return target.name
@@ -654,6 +654,8 @@ struct RunExtentTests {
 /// of the trait they observe before and after it: `r3 compact→regular`.
 private final class RunFixture {
   typealias ObservedTrait = RunExtentTests.ObservedTrait
+  /// A target that logs its calls as the fixture's registrations do.
+  typealias Target = DeliveryRunTests.SizeClassLoggingTarget
 
   /// What a pass did to a trait: the names of the values it moved from and to.
   struct Move {
@@ -709,13 +711,13 @@ private final class RunFixture {
   }
 
   /// Registers `target`'s size class action on the fixture's node, under the target's name.
-  func register(_ target: RunTarget) {
+  func register(_ target: RunFixture.Target) {
     registrations[target.name] = (
       node,
       node.registerForTraitChanges(
         [TraitHorizontalSizeClass.self],
         target: target,
-        action: RunTarget.sizeClassDidChange
+        action: RunFixture.Target.sizeClassDidChange
       )
     )
   }
@@ -789,23 +791,6 @@ private final class RunFixture {
   ) {
     let move = passChangingSizeClass()
     expectLastPass(move.entries(names), sourceLocation: sourceLocation)
-  }
-}
-
-/// A target that logs its calls as the fixture's registrations do.
-private final class RunTarget {
-  let name: String
-  let log: GTLog
-
-  init(_ name: String, log: GTLog) {
-    self.name = name
-    self.log = log
-  }
-
-  func sizeClassDidChange(node: GTNode, previous: TraitCollection) {
-    log.append(
-      "\(name) \(previous.horizontalSizeClass)→\(node.traitCollection.horizontalSizeClass)"
-    )
   }
 }
 
