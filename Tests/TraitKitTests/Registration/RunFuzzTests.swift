@@ -228,22 +228,25 @@ private final class RunFuzzWorld {
       regs[key].live = false
       targets[key] = nil
     case .hop:
-      guard hopBudget > 0, let here = graphOfNode else { return }
-      hopBudget -= 1
-      stats.hops += 1
-      graphs[1 - here].root.addTraitChild(node)
-      update(1 - here)
+      _ = hop()
     case .roundTrip:
-      guard hopBudget > 0, let here = graphOfNode else { return }
-      hopBudget -= 1
-      stats.hops += 1
-      graphs[1 - here].root.addTraitChild(node)
-      update(1 - here)
+      guard let here = hop() else { return }
       graphs[here].root.addTraitChild(node)
       if random.chance(50) { update(here) }
     case .updateOther:
       if let here = graphOfNode { update(1 - here) } else { update(random.below(2)) }
     }
+  }
+
+  /// Moves the node to the other graph and runs that graph's pass, while the budget of hops
+  /// lasts and the node is in a graph; returns the graph it was in.
+  func hop() -> Int? {
+    guard hopBudget > 0, let here = graphOfNode else { return nil }
+    hopBudget -= 1
+    stats.hops += 1
+    graphs[1 - here].root.addTraitChild(node)
+    update(1 - here)
+    return here
   }
 
   /// Runs graph `index`'s pass, unless it runs already, and checks what it counted.
