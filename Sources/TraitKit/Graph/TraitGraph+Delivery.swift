@@ -97,7 +97,7 @@ extension TraitGraph {
     // the snapshot and compare once for all of them.
     var current: Int32 = -1
     var memoSnapshot: Int32 = -1
-    var memoFills = node._observers.unsafelyUnwrapped.edits
+    var memoEdits = node._observers.unsafelyUnwrapped.edits
     // NB: the baseline unretained: a snapshot keeps it, and a snapshot released during the pass
     // leaves it in the recycling list of the outermost pass until that ends (traitkit-bench S2).
     var previous = storage
@@ -149,11 +149,11 @@ extension TraitGraph {
       guard entry.isLive, entry.observesAllTraits == allTraits, pending.intersects(entry.filter)
       else { continue }
       if entry.snapshot == current, observers.snapshot(current, holds: storage) { continue }
-      // NB: the memo holds while no slot took a collection since: a slot freed and filled again
-      // during the delivery holds another one.
-      if entry.snapshot != memoSnapshot || observers.edits != memoFills {
+      // NB: the memo holds while the table counted no edit since, such as a slot that took a
+      // collection: a slot freed and filled again during the delivery holds another one.
+      if entry.snapshot != memoSnapshot || observers.edits != memoEdits {
         memoSnapshot = entry.snapshot
-        memoFills = observers.edits
+        memoEdits = observers.edits
         let baseline = observers.baselineReference(entry.snapshot)
         if baseline.toOpaque() != previous.toOpaque() {
           previous = baseline

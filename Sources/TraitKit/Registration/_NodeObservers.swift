@@ -635,10 +635,9 @@ struct _NodeObservers {
     }
     var end = position
     while end < count {
-      if entries[end].isLiveHandlerContinuingTraits(using: slot) {
-      } else if entries[end].isHandlerTombstone(of: summary) {
+      if entries[end].isHandlerTombstone(of: summary) {
         if !entries[end].isSilenced { entries[end].silenceHandler() }
-      } else {
+      } else if !entries[end].isLiveHandlerContinuingTraits(using: slot) {
         break
       }
       end += 1
