@@ -106,6 +106,8 @@ var runner = Runner(preset: options.preset, samples: options.samples) { label in
   printError(String(format: "[%6.1fs] %@", elapsed, label))
 }
 runner.contenders = options.contenders
+let sampleMilliseconds = options.sampleMilliseconds ?? options.preset.sampleMilliseconds
+runner.minimumSampleDuration = .milliseconds(sampleMilliseconds)
 if options.contention != nil, ProcessInfo.processInfo.activeProcessorCount < 2 {
   printError("error: --contend needs a second core for its thread; this host has one")
   exit(2)
@@ -124,6 +126,7 @@ contention?.stop()
 let host = Host.current(
   preset: options.preset,
   samples: runner.samples,
+  sampleMilliseconds: sampleMilliseconds,
   loadLatency: (LoadLatencyProbe.describe(latencyBefore), LoadLatencyProbe.describe(latencyAfter)),
   contention: options.contention
 )

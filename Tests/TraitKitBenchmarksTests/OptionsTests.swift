@@ -14,6 +14,7 @@ struct OptionsTests {
     #expect(options.output == nil)
     #expect(options.svg == nil)
     #expect(options.samples == nil)
+    #expect(options.sampleMilliseconds == nil)
     #expect(options.contenders.isEmpty)
     #expect(options.contention == nil)
   }
@@ -23,7 +24,7 @@ struct OptionsTests {
     let options = try Options.parse([
       "--scenario", "s1,S2", "--scenario", "theme", "--smoke", "--samples", "4",
       "--contender", "floor,traitkit", "--format", "json", "--output", "out.json", "--svg",
-      "chart.svg", "--contend", "32",
+      "chart.svg", "--contend", "32", "--sample-ms", "20",
     ])
     #expect(options.command == .run)
     #expect(options.scenarios == ["S1", "S2", "THEME"])
@@ -34,6 +35,7 @@ struct OptionsTests {
     #expect(options.output == "out.json")
     #expect(options.svg == "chart.svg")
     #expect(options.contention == 32)
+    #expect(options.sampleMilliseconds == 20)
   }
 
   @Test(
@@ -41,6 +43,19 @@ struct OptionsTests {
     arguments: [
       (["--samples", "0"], "--samples takes a positive whole number, not '0'"),
       (["--samples", "many"], "--samples takes a positive whole number, not 'many'"),
+      (
+        ["--sample-ms", "-1"],
+        "--sample-ms takes a whole number of milliseconds from 0 to 1000, not '-1'"
+      ),
+      (
+        ["--sample-ms", "1001"],
+        "--sample-ms takes a whole number of milliseconds from 0 to 1000, not '1001'"
+      ),
+      (
+        ["--sample-ms", "20ms"],
+        "--sample-ms takes a whole number of milliseconds from 0 to 1000, not '20ms'"
+      ),
+      (["--sample-ms"], "--sample-ms needs a value"),
       (["--format", "xml"], "--format takes table, markdown, csv or json, not 'xml'"),
       (["--contender", "floor,combine"], "unknown contender 'combine'"),
       (["--output"], "--output needs a value"),
@@ -71,6 +86,7 @@ struct OptionsTests {
       (["--output", "a.txt", "--output", "b.txt"], "--output is given twice: give it once"),
       (["--format", "csv", "--format", "json"], "--format is given twice: give it once"),
       (["--samples", "2", "--samples", "3"], "--samples is given twice: give it once"),
+      (["--sample-ms", "5", "--sample-ms", "20"], "--sample-ms is given twice: give it once"),
       (["--svg", "a.svg", "--svg", "b.svg"], "--svg is given twice: give it once"),
       (["--contend", "8", "--contend", "32"], "--contend is given twice: give it once"),
       (["--smoke", "--smoke"], "--smoke is given twice: give it once"),

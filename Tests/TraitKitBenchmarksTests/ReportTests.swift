@@ -189,7 +189,7 @@ struct ReportTests {
     #expect(results.count == 5)
     let keys: Set = [
       "scenario", "contender", "params", "unit", "median_ns", "p0_ns", "p100_ns", "callbacks",
-      "allocs_per_op", "bytes", "ratio_to_floor",
+      "allocs_per_op", "bytes", "ratio_to_floor", "runs_per_sample",
     ]
     for entry in results { #expect(keys.isSubset(of: entry.keys)) }
 
@@ -221,6 +221,8 @@ struct ReportTests {
     #expect(row[2] == "traitkit")
     #expect(row[3] == "\"R=50000 nodes=11111\"")
     #expect(Double(row[median]) == 400)
+    #expect(header.last == "runs_per_sample")
+    #expect(row.last == "1")
   }
 
   @Test("the table and markdown have a section per scenario and a ratio summary of every contender")

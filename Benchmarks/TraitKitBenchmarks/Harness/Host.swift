@@ -11,6 +11,8 @@ struct Host {
   var date: String
   var preset: String
   var samples: Int
+  /// The least a timed sample lasts, in milliseconds (`--sample-ms`); 0 for one run per sample.
+  var sampleMilliseconds = 0
   var allocationCounting: Bool
   /// `LoadLatencyProbe`'s readings before and after the run, as it describes them.
   var loadLatencyBefore = ""
@@ -21,6 +23,7 @@ struct Host {
   static func current(
     preset: SizePreset,
     samples: Int,
+    sampleMilliseconds: Int = 0,
     loadLatency: (before: String, after: String),
     contention: Int? = nil
   ) -> Host {
@@ -39,6 +42,7 @@ struct Host {
       date: ISO8601DateFormatter().string(from: Date()),
       preset: preset.rawValue,
       samples: samples,
+      sampleMilliseconds: sampleMilliseconds,
       allocationCounting: Allocations.isCounting,
       loadLatencyBefore: loadLatency.before,
       loadLatencyAfter: loadLatency.after,
@@ -51,7 +55,9 @@ struct Host {
       ("hostname", hostname), ("cpu", cpu), ("cores", "\(cores)"),
       ("memory_gib", String(format: "%.1f", memoryGiB)), ("swift", swiftVersion),
       ("configuration", configuration), ("date", date), ("preset", preset),
-      ("samples", "\(samples)"), ("allocation_counting", "\(allocationCounting)"),
+      ("samples", "\(samples)"),
+      ("sample_ms", sampleMilliseconds > 0 ? "at least \(sampleMilliseconds)" : "one run each"),
+      ("allocation_counting", "\(allocationCounting)"),
       ("load_latency_ns_before", loadLatencyBefore), ("load_latency_ns_after", loadLatencyAfter),
       ("cache_contention_mib", contention.map { "\($0)" } ?? "none"),
     ]

@@ -17,6 +17,9 @@ struct Options {
   var output: String?
   var svg: String?
   var samples: Int?
+  /// How long a timed sample lasts at least, in milliseconds (`--sample-ms`); nil for the size
+  /// preset's (`SizePreset.sampleMilliseconds`).
+  var sampleMilliseconds: Int?
   var contenders: Set<Contender> = []
   /// The MiB a background thread streams through during the run (`--contend`), if any.
   var contention: Int?
@@ -37,6 +40,12 @@ struct Options {
       --quick               Smaller sizes.
       --smoke               Tiny sizes with every assertion (under 20 s); what CI runs.
       --samples N           Timed samples per contender and point.
+      --sample-ms MS        Repeat each contender's run within a timed sample until the
+                            sample lasts at least MS milliseconds (0–1000), as many runs as
+                            a warm run says, each run's count checked: steady state, as
+                            `anchors.md` §5.1 asks. Default 20 (--quick 5, --smoke 0); 0
+                            makes a sample one run, taken in turn with the other
+                            contenders' and so starting with the caches they left.
       --contender C[,C…]    Measure only these contenders (floor, traitkit, traitkit-legacy,
                             observation, notificationcenter), e.g. for profiling; without
                             --scenario, scenarios that measure none of them are left out.
@@ -66,7 +75,9 @@ struct Options {
       // NB: a second one would silently replace the first: a report asked for under one name
       // would never be written, or a run would take sizes other than those asked for.
       let setting = argument == "--smoke" ? "--quick" : argument
-      if ["--quick", "--samples", "--format", "--contend", "--output", "--svg"].contains(setting) {
+      if [
+        "--quick", "--samples", "--sample-ms", "--format", "--contend", "--output", "--svg",
+      ].contains(setting) {
         if let earlier = given[setting] {
           throw UsageError(
             earlier == argument
@@ -110,6 +121,14 @@ struct Options {
           throw UsageError("--samples takes a positive whole number, not '\(text)'")
         }
         options.samples = samples
+      case "--sample-ms":
+        let text = try value()
+        guard let milliseconds = Int(text), (0...1000).contains(milliseconds) else {
+          throw UsageError(
+            "--sample-ms takes a whole number of milliseconds from 0 to 1000, not '\(text)'"
+          )
+        }
+        options.sampleMilliseconds = milliseconds
       case "--format":
         let text = try value()
         guard let format = OutputFormat(rawValue: text) else {

@@ -77,7 +77,7 @@ struct Report {
           format(result.percentile(50)),
           format(result.percentile(75)), format(result.percentile(90)),
           format(result.percentile(99)),
-          format(result.percentile(100)), "\(result.nanoseconds.count)",
+          format(result.percentile(100)), samplesDescription(result),
           format(result.callbacksPerOperation),
           result.allocationsPerOperation.map(format) ?? "–",
           result.nodesVisitedPerOperation.map(format) ?? "–",
@@ -250,6 +250,13 @@ struct Report {
   static let failureBanner =
     "WRONG CALLBACK COUNTS OR FAILED CHECKS: this run's figures are not valid"
 
+  /// A result's timed samples, and the runs each repeated when more than one (`--sample-ms`):
+  /// "15", "15×203".
+  private func samplesDescription(_ result: PointResult) -> String {
+    let samples = "\(result.nanoseconds.count)"
+    return result.runsPerSample > 1 ? "\(samples)×\(result.runsPerSample)" : samples
+  }
+
   // MARK: - CSV and JSON
 
   private func renderCSV() -> String {
@@ -257,7 +264,8 @@ struct Report {
       "scenario,name,contender,params,unit,p0_ns,p25_ns,median_ns,p75_ns,p90_ns,p99_ns,p100_ns,"
       + "samples,callbacks_per_op,allocs_per_op,nodes_visited_per_op,bytes,ratio_to_floor"
       + (isComparison
-        ? ",wasted_callbacks_per_op,ratio_to_traitkit,callbacks_ratio_to_traitkit\n" : "\n")
+        ? ",wasted_callbacks_per_op,ratio_to_traitkit,callbacks_ratio_to_traitkit" : "")
+      + ",runs_per_sample\n"
     for result in results {
       let fields: [String] = [
         result.scenarioID, result.scenarioName, result.contender.rawValue,
@@ -278,7 +286,9 @@ struct Report {
           result.wastedCallbacksPerOperation.map { String($0) } ?? "",
           ratios.map { String($0.time) } ?? "", ratios.map { String($0.callbacks) } ?? "",
         ] : []
-      out += (fields + percentiles + rest + comparison).joined(separator: ",") + "\n"
+      out +=
+        (fields + percentiles + rest + comparison + ["\(result.runsPerSample)"])
+        .joined(separator: ",") + "\n"
     }
     // NB: after the rows, as lines no CSV reader takes for a row of figures, so that a bad
     // run's file cannot pass for a good one's.
@@ -314,6 +324,7 @@ struct Report {
         "p99_ns": number(result.percentile(99)),
         "p100_ns": number(result.percentile(100)),
         "samples": result.nanoseconds.count,
+        "runs_per_sample": result.runsPerSample,
         "callbacks": number(result.callbacksPerOperation),
         "allocs_per_op": number(result.allocationsPerOperation),
         "nodes_visited_per_op": number(result.nodesVisitedPerOperation),

@@ -5,6 +5,9 @@ struct PointResult {
   let params: [(String, Int)]
   let contender: Contender
   let unit: String
+  /// The runs of the workload that each timed sample repeated (see
+  /// `Runner.minimumSampleDuration`).
+  var runsPerSample = 1
   /// Nanoseconds per unit, one per sample, sorted.
   let nanoseconds: [Double]
   /// The callbacks a sample made per operation, as counted over the timed samples: the expected
@@ -41,6 +44,11 @@ struct Runner {
   let progress: (String) -> Void
   /// The contenders to measure; all when empty.
   var contenders: Set<Contender> = []
+  /// How long a timed sample lasts at least (`--sample-ms`).
+  ///
+  /// A sample repeats its workload's run as many times as a warm run says it takes to last that
+  /// long. Zero makes every sample one run.
+  var minimumSampleDuration: Duration
   private(set) var results: [PointResult] = []
   private(set) var failures: [String] = []
 
@@ -55,6 +63,7 @@ struct Runner {
   ) {
     self.preset = preset
     self.samples = samples ?? preset.samples
+    self.minimumSampleDuration = .milliseconds(preset.sampleMilliseconds)
     self.heapBytesInUse = heapBytesInUse
     self.progress = progress
   }
@@ -97,11 +106,12 @@ struct Runner {
           _ = workload.verify?()
         }
       }
+      let clock = ContinuousClock()
+      let runs = workloads.map { runsPerSample($0, label, clock) }
       var times = [[Double]](repeating: [], count: workloads.count)
       // NB: the callbacks the timed samples made, so that a report shows what a run saw, not
       // what it expected, when the two differ.
       var callbacks = [Int](repeating: 0, count: workloads.count)
-      let clock = ContinuousClock()
       for round in 0..<samples {
         // NB: each round starts one contender further on, so that no contender always runs
         // first, or right after the same other one, whose leftovers in the caches and the heap
@@ -109,10 +119,15 @@ struct Runner {
         for offset in workloads.indices {
           let index = (round + offset) % workloads.count
           let workload = workloads[index]
-          var seen = 0
-          let elapsed = clock.measure { seen = workload.run() }
-          callbacks[index] += check(seen, workload, label)
-          times[index].append(elapsed.nanoseconds / Double(workload.units))
+          // NB: each run's count checked after it, outside the time: a sample of several runs
+          // is held to every run's count, as a sample of one is.
+          var elapsed = Duration.zero
+          for _ in 0..<runs[index] {
+            var seen = 0
+            elapsed += clock.measure { seen = workload.run() }
+            callbacks[index] += check(seen, workload, label)
+          }
+          times[index].append(elapsed.nanoseconds / Double(workload.units * runs[index]))
         }
       }
       var pointResults = workloads.enumerated().map { index, workload in
@@ -122,9 +137,10 @@ struct Runner {
           params: point,
           contender: workload.contender,
           unit: workload.unit,
+          runsPerSample: runs[index],
           nanoseconds: times[index].sorted(),
           callbacksPerOperation: Double(callbacks[index])
-            / Double(max(times[index].count, 1) * workload.operations),
+            / Double(max(times[index].count, 1) * runs[index] * workload.operations),
           allocationsPerOperation: allocations[workload.contender],
           bytes: workload.bytesPerUnit.map { Int($0.rounded()) }
             ?? retainedBytes[workload.contender],
@@ -143,6 +159,27 @@ struct Runner {
       results += pointResults
     }
   }
+
+  /// The runs of `workload` that a timed sample repeats so as to last at least
+  /// `minimumSampleDuration`, reckoned from one warm run timed now (its count checked too): 1
+  /// when one run lasts that long, or when there is no minimum.
+  private mutating func runsPerSample(
+    _ workload: Workload,
+    _ label: String,
+    _ clock: ContinuousClock
+  ) -> Int {
+    guard minimumSampleDuration > .zero else { return 1 }
+    var seen = 0
+    let once = clock.measure { seen = workload.run() }
+    check(seen, workload, label)
+    guard once < minimumSampleDuration else { return 1 }
+    let runs = (minimumSampleDuration.nanoseconds / max(once.nanoseconds, 1)).rounded(.up)
+    return Int(min(runs, Double(Self.maximumRunsPerSample)))
+  }
+
+  /// The most runs a sample repeats, whatever a run's time: a run too quick for the clock to
+  /// time would otherwise ask for an endless sample.
+  static let maximumRunsPerSample = 1_000_000
 
   /// Checks the sample just run: its callbacks, and what the workload's `verify` checks;
   /// returns the callbacks it made.
