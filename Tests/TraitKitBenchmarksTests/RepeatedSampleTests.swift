@@ -37,12 +37,28 @@ struct RepeatedSampleTests {
   /// The runs before the timed samples: two warm-ups, the allocation count, the calibration.
   static let untimedRuns = 4
 
+  /// A runner that has run a ``TimedScenario`` of `samples` samples lasting at least `minimum`,
+  /// each contender's run lasting about `runTime`; and the calls of each contender's run.
+  private static func run(
+    samples: Int,
+    minimum: Duration?,
+    runTime: Duration,
+    wrongCalls: [Contender: Set<Int>] = [:]
+  ) -> (Runner, RunCalls) {
+    let calls = RunCalls()
+    var runner = Runner(preset: .smoke, samples: samples) { _ in }
+    if let minimum { runner.minimumSampleDuration = minimum }
+    runner.run(TimedScenario(runTime: runTime, wrongCalls: wrongCalls, calls: calls))
+    return (runner, calls)
+  }
+
   @Test("a sample repeats its run until it lasts the minimum, a warm run telling how often")
   func repeatsToTheMinimum() throws {
-    let calls = RunCalls()
-    var runner = Runner(preset: .smoke, samples: 3) { _ in }
-    runner.minimumSampleDuration = .milliseconds(4)
-    runner.run(TimedScenario(runTime: .microseconds(200), wrongCalls: [:], calls: calls))
+    let (runner, calls) = Self.run(
+      samples: 3,
+      minimum: .milliseconds(4),
+      runTime: .microseconds(200)
+    )
 
     #expect(runner.failures.isEmpty)
     for result in runner.results {
@@ -59,12 +75,12 @@ struct RepeatedSampleTests {
 
   @Test("a wrong count in any run of a repeated sample fails the run, naming the contender")
   func everyRunIsChecked() throws {
-    let calls = RunCalls()
-    var runner = Runner(preset: .smoke, samples: 2) { _ in }
-    runner.minimumSampleDuration = .milliseconds(2)
     // The traitkit contender's run 8: inside its first timed sample, which repeats its run.
-    runner.run(
-      TimedScenario(runTime: .microseconds(200), wrongCalls: [.traitkit: [8]], calls: calls)
+    let (runner, _) = Self.run(
+      samples: 2,
+      minimum: .milliseconds(2),
+      runTime: .microseconds(200),
+      wrongCalls: [.traitkit: [8]]
     )
 
     let traitKit = try #require(runner.results.first { $0.contender == .traitkit })
@@ -81,10 +97,11 @@ struct RepeatedSampleTests {
 
   @Test("a run that lasts the minimum already is a sample of one run")
   func longRunIsOneRun() {
-    let calls = RunCalls()
-    var runner = Runner(preset: .smoke, samples: 2) { _ in }
-    runner.minimumSampleDuration = .microseconds(100)
-    runner.run(TimedScenario(runTime: .microseconds(300), wrongCalls: [:], calls: calls))
+    let (runner, calls) = Self.run(
+      samples: 2,
+      minimum: .microseconds(100),
+      runTime: .microseconds(300)
+    )
 
     #expect(runner.results.map(\.runsPerSample) == [1, 1])
     #expect(calls.count[.floor] == Self.untimedRuns + 2)
@@ -92,9 +109,7 @@ struct RepeatedSampleTests {
 
   @Test("without a minimum, every sample is one run and no run calibrates")
   func noMinimum() {
-    let calls = RunCalls()
-    var runner = Runner(preset: .smoke, samples: 2) { _ in }
-    runner.run(TimedScenario(runTime: .microseconds(10), wrongCalls: [:], calls: calls))
+    let (runner, calls) = Self.run(samples: 2, minimum: nil, runTime: .microseconds(10))
 
     #expect(runner.results.map(\.runsPerSample) == [1, 1])
     #expect(calls.count[.floor] == Self.untimedRuns - 1 + 2)
@@ -112,10 +127,7 @@ struct RepeatedSampleTests {
 
   @Test("a report shows the runs of a repeated sample beside its samples, and in CSV and JSON")
   func reported() throws {
-    let calls = RunCalls()
-    var runner = Runner(preset: .smoke, samples: 2) { _ in }
-    runner.minimumSampleDuration = .milliseconds(1)
-    runner.run(TimedScenario(runTime: .microseconds(100), wrongCalls: [:], calls: calls))
+    let (runner, _) = Self.run(samples: 2, minimum: .milliseconds(1), runTime: .microseconds(100))
     let runs = try #require(runner.results.first?.runsPerSample)
     let report = Report(
       host: .fixture(samples: 2),

@@ -42,10 +42,10 @@ struct Options {
       --samples N           Timed samples per contender and point.
       --sample-ms MS        Repeat each contender's run within a timed sample until the
                             sample lasts at least MS milliseconds (0–1000), as many runs as
-                            a warm run says, each run's count checked: steady state, as
-                            `anchors.md` §5.1 asks. Default 20 (--quick 5, --smoke 0); 0
-                            makes a sample one run, taken in turn with the other
-                            contenders' and so starting with the caches they left.
+                            a warm run says, each run's count checked: steady state.
+                            Default 20 (--quick 5, --smoke 0); 0 makes a sample one run,
+                            taken in turn with the other contenders' and so starting with
+                            the caches they left.
       --contender C[,C…]    Measure only these contenders (floor, traitkit, traitkit-legacy,
                             observation, notificationcenter), e.g. for profiling; without
                             --scenario, scenarios that measure none of them are left out.

@@ -37,7 +37,8 @@ struct PointResult {
 }
 
 /// Runs scenarios: warm-up, then samples taken round-robin across contenders, each round
-/// starting one contender further on, every sample's callback count checked.
+/// starting one contender further on, each sample repeating its contender's run until it lasts
+/// `minimumSampleDuration`, every run's callback count checked.
 struct Runner {
   let preset: SizePreset
   let samples: Int
