@@ -104,23 +104,14 @@ extension TraitGraph {
   ) {
     let entry = observers.entries[0]
     let previous = observers.baselineReference(0)
-    let changed = storage._withUnsafeGuaranteedRef { storage in
-      previous._withUnsafeGuaranteedRef { previous in
-        node._mayShareResolved
-          ? _changeCache.sawChange(entry, in: storage, from: previous)
-          : entry.sawChange(in: storage, from: previous)
-      }
-    }
-    guard changed else { return }
+    guard _sawExactChange(entry, at: node, in: storage, from: previous) else { return }
     _recycleAfterPass(observers.rebaseSoleBaseline(to: storage))
     // NB: the callee stays alive until compaction, which waits for this delivery to end.
     let alive = previous._withUnsafeGuaranteedRef { previous in
       entry.call(node, TraitCollection(_storage: previous))
     }
     guard alive else {
-      // NB: a handler may have registered, which moves the table.
-      let observers = node._observers.unsafelyUnwrapped
-      if observers.entries[0].isLive { node._killRegistration(at: 0, in: observers) }
+      _cancelIfLive(node, at: 0)
       return
     }
     _lastPass.callbacksDelivered += 1
@@ -209,17 +200,7 @@ extension TraitGraph {
       if entry.filterIsExact, memoSummary == entry.summary, memoSummary != 0 {
         changed = memoChanged
       } else if entry.filterIsExact {
-        // NB: the pass's cache only where another node may ask the same question: nodes share a
-        // collection only down a chain of nodes without overrides, so a leaf that owns its
-        // collection, or a root without children, is the one node to compare with it
-        // (traitkit-bench S1: about 50 instructions a write).
-        changed = storage._withUnsafeGuaranteedRef { storage in
-          previous._withUnsafeGuaranteedRef { previous in
-            node._mayShareResolved
-              ? _changeCache.sawChange(entry, in: storage, from: previous)
-              : entry.sawChange(in: storage, from: previous)
-          }
-        }
+        changed = _sawExactChange(entry, at: node, in: storage, from: previous)
         memoSummary = entry.summary
         memoChanged = changed
       } else {
@@ -279,11 +260,7 @@ extension TraitGraph {
         entry.call(node, TraitCollection(_storage: previous))
       }
       guard alive else {
-        // NB: entries keep their positions while a delivery walks them (compaction waits).
-        let observers = node._observers.unsafelyUnwrapped
-        if observers.entries[position].isLive {
-          node._killRegistration(at: position, in: observers)
-        }
+        _cancelIfLive(node, at: position)
         continue
       }
       if allTraits {
@@ -446,6 +423,37 @@ extension TraitGraph {
   @inline(never)
   private func _runUserDied(of node: TraitNode, at position: Int, uncalled: inout Int32) {
     uncalled &+= 1
+    _cancelIfLive(node, at: position)
+  }
+
+  /// Whether the traits of `entry`, a registration of `node` whose summary stands for its traits
+  /// exactly, differ between `previous` and `storage`.
+  // NB: the pass's cache only where another node may ask the same question: nodes share a
+  // collection only down a chain of nodes without overrides, so a leaf that owns its
+  // collection, or a root without children, is the one node to compare with it
+  // (traitkit-bench S1: about 50 instructions a write).
+  @inline(__always)
+  private func _sawExactChange(
+    _ entry: _Registration,
+    at node: TraitNode,
+    in storage: Unmanaged<_Storage>,
+    from previous: Unmanaged<_Storage>
+  ) -> Bool {
+    storage._withUnsafeGuaranteedRef { storage in
+      previous._withUnsafeGuaranteedRef { previous in
+        node._mayShareResolved
+          ? _changeCache.sawChange(entry, in: storage, from: previous)
+          : entry.sawChange(in: storage, from: previous)
+      }
+    }
+  }
+
+  /// Cancels the registration at `position` of `node`, whose callee found its observed object
+  /// gone, unless its handler did.
+  // NB: the table read from the node again: a handler that registered there may have moved it.
+  // Entries keep their positions while a delivery walks them (compaction waits).
+  @inline(__always)
+  private func _cancelIfLive(_ node: TraitNode, at position: Int) {
     let table = node._observers.unsafelyUnwrapped
     if table.entries[position].isLive { node._killRegistration(at: position, in: table) }
   }
