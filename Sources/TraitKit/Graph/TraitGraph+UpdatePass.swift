@@ -442,33 +442,14 @@ extension TraitGraph {
           }
           if let visitPending { return .visit(visitPending) }
         }
-        // A node a handler took out of this graph keeps what it observed beyond what the walk
-        // saw: observers added in its subtree since, in the graph it is in, told that graph's
-        // walk, if any, not this one's frames (see `TraitNode._propagateObserved`).
-        // NB: one test of the graph's flag while no node moved (traitkit-bench S2, S9).
-        if !_nodeLeftDuringRound || node._graphRef?.toOpaque() == graph {
-          node._subtreeObserved = observed
-        } else {
-          node._subtreeObserved |= observed
-        }
+        _writeSummary(observed, of: node, graph: graph)
         return .pop(observed)
       }
       switch step {
       case .pop(let observed):
         let node = _walkStack[top].node
         _walkStack.pop()
-        if let parent = _walkStack.topIndex {
-          _walkStack[parent].observed |= observed
-          // A node a handler moved from under the node of the frame below, which takes its
-          // summary: its parent now covers it. (The start's parent does at the end of the round.)
-          // NB: one test of the graph's flag while no node moved (traitkit-bench S2, S3, S9).
-          if _nodeLeftDuringRound,
-            node._withUnsafeGuaranteedRef({ $0._parentRef?.toOpaque() })
-              != _walkStack[parent].node.toOpaque()
-          {
-            _coverSummary(of: node)
-          }
-        }
+        if let parent = _walkStack.topIndex { _frame(parent, takes: observed, from: node) }
       case .visit(var pending):
         let child = _walkStack[top].node._withUnsafeGuaranteedRef {
           $0._children[_walkStack[top].next - 1]
@@ -476,8 +457,57 @@ extension TraitGraph {
         _walkCurrent = child
         _visit(child, pending: &pending)
         _walkCurrent = nil
-        _walkStack.push(_frame(child, pending: pending))
+        // A node with no children, even after its handlers ran, has nothing below it to walk:
+        // the walk leaves it at once, as it would leave its frame.
+        // NB: no frame pushed, stepped and popped for it (traitkit-bench S2, S9: most of the
+        // nodes a pass visits are leaves).
+        guard child._withUnsafeGuaranteedRef({ $0._children.count }) == 0 else {
+          _walkStack.push(_frame(child, pending: pending))
+          continue
+        }
+        let observed = child._withUnsafeGuaranteedRef { $0._observedHere }
+        child._withUnsafeGuaranteedRef { _writeSummary(observed, of: $0, graph: graph) }
+        _frame(top, takes: observed, from: child)
       }
+    }
+  }
+
+  /// Writes `observed`, what the walk found observed in `node`'s subtree, as `node`'s summary,
+  /// as the walk leaves it.
+  @inline(__always)
+  private func _writeSummary(
+    _ observed: _TraitFilter,
+    of node: TraitNode,
+    graph: UnsafeMutableRawPointer
+  ) {
+    // A node a handler took out of this graph keeps what it observed beyond what the walk saw:
+    // observers added in its subtree since, in the graph it is in, told that graph's walk, if
+    // any, not this one's frames (see `TraitNode._propagateObserved`).
+    // NB: one test of the graph's flag while no node moved (traitkit-bench S2, S9).
+    if !_nodeLeftDuringRound || node._graphRef?.toOpaque() == graph {
+      node._subtreeObserved = observed
+    } else {
+      node._subtreeObserved |= observed
+    }
+  }
+
+  /// Adds `observed`, the summary the walk just wrote as it left `node`, a child of the node of
+  /// the frame at `parent` when the walk went into it, to that frame's.
+  @inline(__always)
+  private func _frame(
+    _ parent: Int,
+    takes observed: _TraitFilter,
+    from node: Unmanaged<TraitNode>
+  ) {
+    _walkStack[parent].observed |= observed
+    // A node a handler moved from under the node of the frame below, which takes its summary:
+    // its parent now covers it. (The start's parent does at the end of the round.)
+    // NB: one test of the graph's flag while no node moved (traitkit-bench S2, S3, S9).
+    if _nodeLeftDuringRound,
+      node._withUnsafeGuaranteedRef({ $0._parentRef?.toOpaque() })
+        != _walkStack[parent].node.toOpaque()
+    {
+      _coverSummary(of: node)
     }
   }
 
